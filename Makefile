@@ -1,0 +1,31 @@
+# vfsbarrier: top-level targets. See README.md.
+# KVER selects the target kernel (default: Debian 12's 6.1, installed by
+# `make deps`); every module load happens inside a QEMU guest.
+KVER ?=
+
+.PHONY: all deps module selftests tools check demo lint clean
+
+all: module selftests tools
+
+deps:
+	@scripts/deps.sh
+
+module: deps
+	@eval "$$(scripts/kernel.sh $(KVER))" && scripts/build-module.sh "$$KREL" "$$KDIR"
+
+selftests: deps
+	$(MAKE) -C selftests
+
+tools:
+	$(MAKE) -C tools
+
+check: deps
+	@scripts/run-guest.sh check $(KVER)
+
+demo: deps
+	@scripts/run-guest.sh demo $(KVER)
+
+clean:
+	rm -rf build
+	find module -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' \
+		-o -name Module.symvers -o -name modules.order | xargs rm -f

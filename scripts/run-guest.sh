@@ -1,0 +1,31 @@
+#!/bin/sh
+# Build everything for one kernel and run the guest in MODE.
+# Usage: run-guest.sh MODE [KVER]   MODE: check | demo | bench
+# Environment: VFSB_KO=path uses an already built module (e.g. DKMS's).
+set -eu
+mode=$1 kver=${2:-}
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+eval "$(scripts/kernel.sh "$kver")"
+echo "run-guest: kernel $KREL ($VMLINUZ)"
+
+ko=${VFSB_KO:-}
+if [ -z "$ko" ]; then
+	ko=$(scripts/build-module.sh "$KREL" "$KDIR")
+fi
+echo "run-guest: module $ko"
+
+bindir=$top/build/guest-bin
+make -s -C selftests OUT="$bindir"
+make -s -C tools OUT="$bindir"
+
+work=$top/build/$KREL
+mkdir -p "$work"
+scripts/initramfs.sh "$work/initramfs-$mode.cpio.gz" "$KREL" "$MODROOT" "$ko" "$bindir" "$mode"
+case "$mode" in
+check) tmo=${VFSB_GUEST_TIMEOUT:-1500} ;;
+bench) tmo=${VFSB_GUEST_TIMEOUT:-1700} ;;
+*) tmo=${VFSB_GUEST_TIMEOUT:-600} ;;
+esac
+scripts/guest.sh "$VMLINUZ" "$work/initramfs-$mode.cpio.gz" "$work/console-$mode.log" "$tmo" "$mode"

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module lifetime: repeated load/unload leaks nothing visible in
+ * /proc/slabinfo and leaves no reference behind; an open device pins
+ * the module.
+ */
+#define _GNU_SOURCE
+#include <grp.h>
+
+#include "vfsb_util.h"
+#include "kselftest_harness.h"
+
+#define CYCLES 300
+#define MAX_CACHES 512
+
+struct slab_snap {
+	int n;
+	char name[MAX_CACHES][64];
+	long active[MAX_CACHES];
+	long per_slab[MAX_CACHES];
+};
+
+static int snap_slabs(struct slab_snap *s)
+{
+	FILE *f = fopen("/proc/slabinfo", "r");
+	char line[512];
+
+	if (!f)
+		return -errno;
+	s->n = 0;
+	while (fgets(line, sizeof(line), f) && s->n < MAX_CACHES) {
+		if (line[0] == '#' || !strncmp(line, "slabinfo", 8))
+			continue;
+		long total, size;
+
+		if (sscanf(line, "%63s %ld %ld %ld %ld", s->name[s->n],
+			   &s->active[s->n], &total, &size,
+			   &s->per_slab[s->n]) == 5)
+			s->n++;
+	}
+	fclose(f);
+	return 0;
+}
+
+/*
+ * Growth of each cache beyond what slab granularity explains. SLUB counts
+ * the free objects of per-CPU slabs as active, so one fresh slab of noise
+ * is normal; a leak of one object per cycle grows a cache by CYCLES.
+ * Returns the largest excess over CYCLES / 2 + one slab (<= 0: no leak).
+ */
+static long worst_excess(const struct slab_snap *a, const struct slab_snap *b,
+			 const char **which, long *growth)
+{
+	long worst = -CYCLES;
+	int i, j;
+
+	for (j = 0; j < b->n; j++) {
+		long before = 0, excess;
+
+		for (i = 0; i < a->n; i++)
+			if (!strcmp(a->name[i], b->name[j]))
+				before = a->active[i];
+		excess = b->active[j] - before - CYCLES / 2 - b->per_slab[j];
+		if (excess > worst) {
+			worst = excess;
+			*which = b->name[j];
+			*growth = b->active[j] - before;
+		}
+	}
+	return worst;
+}
+
+static int cycle(void)
+{
+	int ret, fd;
+
+	ret = vfsb_module_load();
+	if (ret)
+		return ret;
+	/* exercise open/ioctl/close as every user does */
+	fd = vfsb_open();
+	if (fd < 0)
+		return -errno;
+	{
+		struct vfsb_version v;
+
+		ret = vfsb_ioctl(fd, VFSB_IOC_GET_VERSION, &v);
+	}
+	close(fd);
+	if (ret)
+		return ret;
+	return vfsb_module_unload();
+}
+
+TEST(load_unload_loop_leaks_nothing)
+{
+	static struct slab_snap before, after;
+	const char *which = "none";
+	long growth = 0, excess;
+	int i;
+
+	if (vfsb_module_loaded())
+		ASSERT_EQ(0, vfsb_module_unload());
+	/* one warm-up cycle so that first-use allocations do not count */
+	ASSERT_EQ(0, cycle());
+	ASSERT_EQ(0, snap_slabs(&before));
+	for (i = 0; i < CYCLES; i++)
+		ASSERT_EQ(0, cycle()) TH_LOG("cycle %d", i);
+	ASSERT_EQ(0, snap_slabs(&after));
+	excess = worst_excess(&before, &after, &which, &growth);
+	TH_LOG("after %d cycles the closest cache to a leak is %s: +%ld objects",
+	       CYCLES, which, growth);
+	EXPECT_GE(0, excess);
+	EXPECT_FALSE(vfsb_module_loaded());
+	ASSERT_EQ(0, vfsb_module_load());
+}
+
+TEST(open_device_pins_module)
+{
+	int fd;
+
+	if (!vfsb_module_loaded())
+		ASSERT_EQ(0, vfsb_module_load());
+	ASSERT_EQ(0, vfsb_module_refcnt());
+	fd = vfsb_open();
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, vfsb_module_refcnt());
+	EXPECT_EQ(-EWOULDBLOCK, vfsb_module_unload());
+	close(fd);
+	EXPECT_EQ(0, vfsb_module_refcnt());
+	/* and it unloads once the device is closed */
+	EXPECT_EQ(0, vfsb_module_unload());
+	EXPECT_EQ(0, vfsb_module_load());
+}
+
+TEST_HARNESS_MAIN
