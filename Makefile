@@ -29,3 +29,8 @@ clean:
 	rm -rf build
 	find module -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' \
 		-o -name Module.symvers -o -name modules.order | xargs rm -f
+
+# Every kernel the archive reaches (see scripts/check-matrix.sh).
+check-matrix: deps
+	@scripts/check-matrix.sh
+.PHONY: check-matrix

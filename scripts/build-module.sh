@@ -6,7 +6,7 @@ set -eu
 krel=$1 kdir=$2
 shift 2
 top=$(cd "$(dirname "$0")/.." && pwd)
-dst=$top/build/$krel/src
+dst=${VFSB_BUILD:-$top/build}/$krel/src
 mkdir -p "$dst"
 # Copy only what changed, so that kbuild's own dependency tracking holds.
 for d in module include; do

@@ -16,11 +16,16 @@ if [ -z "$ko" ]; then
 fi
 echo "run-guest: module $ko"
 
-bindir=$top/build/guest-bin
+build=${VFSB_BUILD:-$top/build}
+bindir=$build/guest-bin
 make -s -C selftests OUT="$bindir"
 make -s -C tools OUT="$bindir"
+# VFSB_TESTS="test_a test_b" runs only those selftests.
+if [ -n "${VFSB_TESTS:-}" ]; then
+	echo "$VFSB_TESTS" > "$bindir/tests.list"
+fi
 
-work=$top/build/$KREL
+work=$build/$KREL
 mkdir -p "$work"
 scripts/initramfs.sh "$work/initramfs-$mode.cpio.gz" "$KREL" "$MODROOT" "$ko" "$bindir" "$mode"
 case "$mode" in
