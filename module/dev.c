@@ -9,6 +9,7 @@
 
 #include <linux/capability.h>
 #include <linux/miscdevice.h>
+#include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <uapi/linux/vfsbarrier.h>
@@ -19,6 +20,7 @@ static long vfsb_ioc_version(void __user *arg)
 {
 	struct vfsb_version v = {
 		.abi_version = VFSB_ABI_VERSION,
+		.features = VFSB_FEAT_BARRIER | VFSB_FEAT_ASYNC_BARRIER,
 	};
 
 	strscpy(v.module_version, VFSB_MODULE_VERSION,
@@ -32,22 +34,40 @@ static long vfsb_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct vfsb_client *c = file->private_data;
 	void __user *uarg = (void __user *)arg;
-	long ret;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 
-	mutex_lock(&c->lock);
+	/* each handler takes c->lock as it needs: barriers wait unlocked */
 	switch (cmd) {
 	case VFSB_IOC_GET_VERSION:
-		ret = vfsb_ioc_version(uarg);
-		break;
+		return vfsb_ioc_version(uarg);
+	case VFSB_IOC_WATCH:
+		return vfsb_ioc_watch(c, uarg);
+	case VFSB_IOC_UNWATCH:
+		return vfsb_ioc_unwatch(c, uarg);
+	case VFSB_IOC_LIST:
+		return vfsb_ioc_list(c, uarg);
+	case VFSB_IOC_BARRIER:
+		return vfsb_ioc_barrier(c, uarg);
+	case VFSB_IOC_BARRIER_START:
+		return vfsb_ioc_barrier_start(c, uarg);
+	case VFSB_IOC_BARRIER_POLL:
+		return vfsb_ioc_barrier_poll(c, uarg);
+	case VFSB_IOC_STATS:
+		return vfsb_ioc_stats(c, uarg);
 	default:
-		ret = -ENOTTY;
-		break;
+		return -ENOTTY;
 	}
-	mutex_unlock(&c->lock);
-	return ret;
+}
+
+/* EPOLLPRI: a barrier started with VFSB_IOC_BARRIER_START has completed. */
+static __poll_t vfsb_poll(struct file *file, poll_table *wait)
+{
+	struct vfsb_client *c = file->private_data;
+
+	poll_wait(file, &c->wq, wait);
+	return atomic_read(&c->nr_async_done) > 0 ? EPOLLPRI : 0;
 }
 
 static int vfsb_open(struct inode *inode, struct file *file)
@@ -59,17 +79,32 @@ static int vfsb_open(struct inode *inode, struct file *file)
 	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c)
 		return -ENOMEM;
+	refcount_set(&c->ref, 1);
 	mutex_init(&c->lock);
+	INIT_LIST_HEAD(&c->watches);
+	spin_lock_init(&c->async_lock);
+	INIT_LIST_HEAD(&c->async);
+	init_waitqueue_head(&c->wq);
 	file->private_data = c;
 	return nonseekable_open(inode, file);
+}
+
+/* May run from an SRCU callback: nothing here sleeps. */
+void vfsb_client_put(struct vfsb_client *c)
+{
+	if (!refcount_dec_and_test(&c->ref))
+		return;
+	mutex_destroy(&c->lock);
+	kfree(c);
 }
 
 static int vfsb_release(struct inode *inode, struct file *file)
 {
 	struct vfsb_client *c = file->private_data;
 
-	mutex_destroy(&c->lock);
-	kfree(c);
+	vfsb_client_unwatch_all(c);
+	vfsb_client_drop_async(c);
+	vfsb_client_put(c);
 	return 0;
 }
 
@@ -78,6 +113,7 @@ static const struct file_operations vfsb_fops = {
 	.open = vfsb_open,
 	.release = vfsb_release,
 	.unlocked_ioctl = vfsb_ioctl,
+	.poll = vfsb_poll,
 	.compat_ioctl = compat_ptr_ioctl,
 };
 

@@ -6,23 +6,48 @@
  * takes them down in reverse.
  */
 #include <linux/module.h>
+#include <linux/workqueue.h>
 
 #include "vfsb.h"
+
+struct workqueue_struct *vfsb_wq;
 
 static int __init vfsb_init(void)
 {
 	int ret;
 
+	/* teardowns and expedited barriers; they block on SRCU */
+	vfsb_wq = alloc_workqueue("vfsbarrier", WQ_UNBOUND, 0);
+	if (!vfsb_wq)
+		return -ENOMEM;
+	ret = vfsb_taskslots_init();
+	if (ret)
+		goto err_wq;
 	ret = vfsb_dev_init();
 	if (ret)
-		return ret;
+		goto err_slots;
 	pr_info("vfsbarrier %s loaded\n", VFSB_MODULE_VERSION);
 	return 0;
+
+err_slots:
+	vfsb_taskslots_exit();
+err_wq:
+	destroy_workqueue(vfsb_wq);
+	return ret;
 }
 
+/*
+ * Reached only when no file is open and no tracking is left (each holds
+ * a module reference until it is freed), so no section is in flight and
+ * no hook has work left.
+ */
 static void __exit vfsb_exit(void)
 {
 	vfsb_dev_exit();
+	vfsb_hooks_exit();
+	destroy_workqueue(vfsb_wq);
+	vfsb_sbtrack_exit();
+	vfsb_taskslots_exit();
 	pr_info("vfsbarrier unloaded\n");
 }
 

@@ -13,5 +13,14 @@ for d in module include; do
 	mkdir -p "$dst/$d"
 	cp -ru "$top/$d/." "$dst/$d/"
 done
-make -s -C "$kdir" M="$dst/module" "$@" modules >&2
+# A kernel fetched by scripts/kernels/fetch.sh whose kbuild tools cannot
+# run here (7.x: glibc >= 2.38, gcc-14) names a build chroot in a marker
+# file at its cache root; make then runs in there, with the same paths.
+kroot=$(cd "$kdir/../../.." && pwd)
+if [ -f "$kroot/.vfsb-build-chroot" ]; then
+	"$top"/scripts/kernels/chroot-make.sh "$(cat "$kroot/.vfsb-build-chroot")" \
+		"$kroot" "$dst" -- -s -C "$kdir" M="$dst/module" "$@" modules >&2
+else
+	make -s -C "$kdir" M="$dst/module" "$@" modules >&2
+fi
 echo "$dst/module/vfsbarrier.ko"

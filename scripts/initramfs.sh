@@ -35,8 +35,11 @@ for m in $MODS; do
 	modprobe -d "$modroot" -S "$krel" --show-depends "$m" 2>/dev/null |
 		awk '$1 == "insmod" { print $2 }'
 done | awk '!seen[$0]++' | while read -r path; do
-	src="$modroot/${path#/}"
-	[ "$modroot" = / ] && src=$path
+	# modprobe -d prints paths that already start with MODROOT.
+	case "$path" in
+	"${modroot%/}"/*) src=$path ;;
+	*) src="${modroot%/}/${path#/}" ;;
+	esac
 	base=$(basename "$path")
 	case "$base" in
 	*.ko.xz) xz -dc "$src" > "$root/lib/vfsb/${base%.xz}"; base=${base%.xz} ;;

@@ -59,7 +59,8 @@ struct vfsb_list {
 /*
  * VFSB_IOC_BARRIER: wait until every write section on the superblock of
  * fd (or, with VFSB_BARRIER_ALL, on every superblock this opener
- * watches) that began before the call has ended.
+ * watches) that began before the call has ended. The superblock of fd
+ * must be watched by some opener, not necessarily this one (-ENOENT).
  * timeout_ms == 0 waits without a time limit. A signal ends the wait
  * with -EINTR; a timeout with -ETIMEDOUT. Either way nothing is left
  * behind and the call may be retried.
@@ -102,14 +103,15 @@ struct vfsb_barrier_poll {
 #define VFSB_MAX_ASYNC		64
 
 /*
- * VFSB_IOC_STATS: per watched superblock counters (of this opener's
- * watches). Same capacity/count protocol as VFSB_IOC_LIST; entry_size is
+ * VFSB_IOC_STATS: counters of every tracked superblock (whoever watches). Same capacity/count protocol as VFSB_IOC_LIST; entry_size is
  * set by the kernel to sizeof(struct vfsb_sb_stats) so that the format
  * may grow at the end.
  */
 struct vfsb_sb_stats {
 	__u32 dev;
 	__u32 watchers;			/* openers watching this superblock */
+	__u32 flags;			/* VFSB_STATS_* */
+	__u32 reserved;
 	char fstype[16];
 	__u64 sections_begun;
 	__u64 sections_ended;
@@ -118,6 +120,9 @@ struct vfsb_sb_stats {
 	__u64 barrier_wait_ns;		/* total time callers waited */
 	__u64 missed;			/* writes the hooks could not bracket */
 };
+
+/* The filesystem was unmounted: no new sections; close or unwatch. */
+#define VFSB_STATS_UNMOUNTED	(1U << 0)
 
 struct vfsb_stats {
 	__u32 capacity;		/* in */

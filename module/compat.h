@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel-version differences, all in one place. Prefer testing for the
+ * feature itself (a macro, a Kbuild probe) over version numbers: distro
+ * backports make version numbers lie.
+ */
+#ifndef VFSB_COMPAT_H
+#define VFSB_COMPAT_H
+
+#include <linux/ftrace.h>
+#include <linux/ptrace.h>
+#include <linux/srcu.h>
+
+/*
+ * ftrace callback arguments. struct ftrace_regs became opaque (with
+ * ftrace_regs_get_argument()) after 6.1; on 6.1 x86 it wraps a pt_regs
+ * whose argument registers ftrace saved (DYNAMIC_FTRACE_WITH_ARGS).
+ */
+#ifdef ftrace_regs_get_argument
+#define vfsb_fregs_arg(fregs, n) ftrace_regs_get_argument(fregs, n)
+#else
+#define vfsb_fregs_arg(fregs, n) regs_get_kernel_argument(&(fregs)->regs, n)
+#endif
+
+#endif /* VFSB_COMPAT_H */

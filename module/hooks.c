@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The VFS write entry points and how each is bracketed.
+ *
+ * Two mechanisms, chosen per hook:
+ *  - a kretprobe where the section must end when the function returns
+ *    (data writes) or where its return value decides (mnt_want_write*:
+ *    on failure the caller never calls mnt_drop_write*, so the section
+ *    must be closed right there). The instance data carries the SRCU
+ *    index from entry to return; an entry handler returning nonzero
+ *    discards the instance, so unwatched writes pay for the entry only.
+ *  - an ftrace_ops callback (cheapest; entry only) where the entry is all
+ *    that matters: mnt_drop_write*() and superblock shutdown.
+ * Neither sleeps; both run with preemption disabled. No function is ever
+ * called through a kprobe-resolved address (IBT kernels forbid it).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/aio.h>
+#include <linux/ftrace.h>
+#include <linux/io_uring_types.h>
+#include <linux/kprobes.h>
+#include <linux/mount.h>
+#include <linux/trace_recursion.h>
+
+#include "compat.h"
+#include "vfsb.h"
+
+/* ---- argument extractors: the superblock a hooked call writes to ---- */
+
+static struct super_block *sb_of_file(struct file *file)
+{
+	return file ? file_inode(file)->i_sb : NULL;
+}
+
+typedef struct super_block *(*vfsb_sb_fn)(struct pt_regs *regs);
+
+static struct super_block *sb_arg0_mnt(struct pt_regs *regs)
+{
+	struct vfsmount *mnt = (void *)regs_get_kernel_argument(regs, 0);
+
+	return mnt ? mnt->mnt_sb : NULL;
+}
+
+static struct super_block *sb_arg0_file(struct pt_regs *regs)
+{
+	return sb_of_file((void *)regs_get_kernel_argument(regs, 0));
+}
+
+/* copy_file_range, clone, dedupe, splice, sendfile: (in, pos, out, ...) */
+static struct super_block *sb_arg2_file(struct pt_regs *regs)
+{
+	return sb_of_file((void *)regs_get_kernel_argument(regs, 2));
+}
+
+static struct super_block *sb_arg0_iouring(struct pt_regs *regs)
+{
+	struct io_kiocb *req = (void *)regs_get_kernel_argument(regs, 0);
+
+	return req ? sb_of_file(req->file) : NULL;
+}
+
+static struct super_block *sb_arg0_kiocb(struct pt_regs *regs)
+{
+	struct kiocb *iocb = (void *)regs_get_kernel_argument(regs, 0);
+
+	return iocb ? sb_of_file(iocb->ki_filp) : NULL;
+}
+
+/* ---- kretprobes ---- */
+
+struct vfsb_krp_def {
+	const char *symbol;
+	vfsb_sb_fn sb_of;
+	bool want_write;	/* mnt_want_write*: section outlives the call */
+	bool optional;		/* absent on some kernels */
+};
+
+/*
+ * Live probes are rebuilt from the definitions at each registration:
+ * a kretprobe or ftrace_ops keeps state after unregistering (resolved
+ * address, hashes) that must not be reused.
+ */
+struct vfsb_kretprobe {
+	struct kretprobe krp;
+	const struct vfsb_krp_def *def;
+	bool registered;
+};
+
+#define krp_of(ri) container_of(get_kretprobe(ri), struct vfsb_kretprobe, krp)
+
+static int vfsb_krp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct vfsb_kretprobe *h = krp_of(ri);
+	struct vfsb_section *s = (void *)ri->data;
+
+	/* nonzero: no return probe for this call (not a watched sb) */
+	return vfsb_section_begin(h->def->sb_of(regs), s) ? 0 : 1;
+}
+
+static int vfsb_krp_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct vfsb_kretprobe *h = krp_of(ri);
+	struct vfsb_section *s = (void *)ri->data;
+
+	if (h->def->want_write && regs_return_value(regs) == 0) {
+		/* write access granted: held until mnt_drop_write*() */
+		if (vfsb_task_push(s))
+			return 0;
+		atomic64_inc(&s->vsb->missed);
+	}
+	vfsb_section_end(s);
+	return 0;
+}
+
+/*
+ * Pending instances: a task sleeping inside a hooked function holds one
+ * (a write blocked on a frozen fs or a slow FUSE server). Beyond this
+ * many, calls are not bracketed and kretprobe.nmissed counts them.
+ */
+#define VFSB_MAXACTIVE 512
+
+#define VFSB_KRP(sym, fn, ww, opt) \
+	{ .symbol = sym, .sb_of = fn, .want_write = ww, .optional = opt }
+
+static const struct vfsb_krp_def vfsb_krp_defs[] = {
+	/* namespace and metadata operations */
+	VFSB_KRP("mnt_want_write", sb_arg0_mnt, true, false),
+	VFSB_KRP("mnt_want_write_file", sb_arg0_file, true, false),
+	/* data writes: the section spans the call */
+	VFSB_KRP("vfs_write", sb_arg0_file, false, false),
+	VFSB_KRP("vfs_writev", sb_arg0_file, false, true),
+	VFSB_KRP("vfs_iter_write", sb_arg0_file, false, false),
+	VFSB_KRP("vfs_iocb_iter_write", sb_arg0_file, false, true),
+	VFSB_KRP("__kernel_write_iter", sb_arg0_file, false, true),
+	VFSB_KRP("vfs_fallocate", sb_arg0_file, false, false),
+	VFSB_KRP("vfs_copy_file_range", sb_arg2_file, false, false),
+	VFSB_KRP("do_splice_direct", sb_arg2_file, false, false),
+	VFSB_KRP("do_splice", sb_arg2_file, false, true),
+	VFSB_KRP("vfs_clone_file_range", sb_arg2_file, false, false),
+	VFSB_KRP("vfs_dedupe_file_range_one", sb_arg2_file, false, false),
+	VFSB_KRP("io_write", sb_arg0_iouring, false, true),
+	VFSB_KRP("aio_write", sb_arg0_kiocb, false, true),
+};
+
+static struct vfsb_kretprobe vfsb_krps[ARRAY_SIZE(vfsb_krp_defs)];
+
+static void vfsb_krp_init(struct vfsb_kretprobe *h,
+			  const struct vfsb_krp_def *def)
+{
+	memset(h, 0, sizeof(*h));
+	h->def = def;
+	h->krp.kp.symbol_name = def->symbol;
+	h->krp.entry_handler = vfsb_krp_entry;
+	h->krp.handler = vfsb_krp_return;
+	h->krp.data_size = sizeof(struct vfsb_section);
+	h->krp.maxactive = VFSB_MAXACTIVE;
+}
+
+/* ---- ftrace callbacks ---- */
+
+static void notrace vfsb_drop_common(unsigned long ip, unsigned long pip,
+				     struct super_block *sb)
+{
+	struct vfsb_section s;
+	int bit;
+
+	bit = ftrace_test_recursion_trylock(ip, pip);
+	if (bit < 0)
+		return;
+	if (sb && vfsb_task_pop(sb, &s))
+		vfsb_section_end(&s);
+	ftrace_test_recursion_unlock(bit);
+}
+
+static void notrace vfsb_ft_drop_write(unsigned long ip, unsigned long pip,
+				       struct ftrace_ops *op,
+				       struct ftrace_regs *fregs)
+{
+	struct vfsmount *mnt = (void *)vfsb_fregs_arg(fregs, 0);
+
+	vfsb_drop_common(ip, pip, mnt ? mnt->mnt_sb : NULL);
+}
+
+static void notrace vfsb_ft_drop_write_file(unsigned long ip,
+					    unsigned long pip,
+					    struct ftrace_ops *op,
+					    struct ftrace_regs *fregs)
+{
+	vfsb_drop_common(ip, pip, sb_of_file((void *)vfsb_fregs_arg(fregs, 0)));
+}
+
+static void notrace vfsb_ft_shutdown(unsigned long ip, unsigned long pip,
+				     struct ftrace_ops *op,
+				     struct ftrace_regs *fregs)
+{
+	struct super_block *sb = (void *)vfsb_fregs_arg(fregs, 0);
+	int bit;
+
+	if (!static_branch_unlikely(&vfsb_watching))
+		return;
+	bit = ftrace_test_recursion_trylock(ip, pip);
+	if (bit < 0)
+		return;
+	vfsb_sb_shutdown(sb);
+	ftrace_test_recursion_unlock(bit);
+}
+
+struct vfsb_ft_def {
+	const char *symbol;
+	ftrace_func_t func;
+};
+
+static const struct vfsb_ft_def vfsb_ft_defs[] = {
+	{ "mnt_drop_write", vfsb_ft_drop_write },
+	{ "mnt_drop_write_file", vfsb_ft_drop_write_file },
+	{ "generic_shutdown_super", vfsb_ft_shutdown },
+};
+
+struct vfsb_ftrace_hook {
+	const char *symbol;
+	struct ftrace_ops ops;
+	bool registered;
+};
+
+static struct vfsb_ftrace_hook vfsb_fts[ARRAY_SIZE(vfsb_ft_defs)];
+
+static int vfsb_ft_register(struct vfsb_ftrace_hook *h,
+			    const struct vfsb_ft_def *def)
+{
+	int ret;
+
+	memset(h, 0, sizeof(*h));
+	h->symbol = def->symbol;
+	h->ops.func = def->func;
+	/* the callbacks guard against recursion themselves */
+	h->ops.flags = FTRACE_OPS_FL_RECURSION;
+
+	ret = ftrace_set_filter(&h->ops, (unsigned char *)h->symbol,
+				strlen(h->symbol), 1);
+	if (ret)
+		return ret;
+	ret = register_ftrace_function(&h->ops);
+	if (ret) {
+		ftrace_free_filter(&h->ops);
+		return ret;
+	}
+	h->registered = true;
+	return 0;
+}
+
+static void vfsb_hooks_unregister(void)
+{
+	size_t i;
+
+	/* each unregister waits for callbacks still running */
+	for (i = 0; i < ARRAY_SIZE(vfsb_krps); i++) {
+		if (vfsb_krps[i].registered)
+			unregister_kretprobe(&vfsb_krps[i].krp);
+		vfsb_krps[i].registered = false;
+	}
+	for (i = 0; i < ARRAY_SIZE(vfsb_fts); i++) {
+		if (vfsb_fts[i].registered) {
+			unregister_ftrace_function(&vfsb_fts[i].ops);
+			ftrace_free_filter(&vfsb_fts[i].ops);
+		}
+		vfsb_fts[i].registered = false;
+	}
+}
+
+static int vfsb_hooks_register(void)
+{
+	size_t i;
+	int ret;
+
+	/* the closing side first, so that no opened section lacks it */
+	for (i = 0; i < ARRAY_SIZE(vfsb_fts); i++) {
+		ret = vfsb_ft_register(&vfsb_fts[i], &vfsb_ft_defs[i]);
+		if (ret) {
+			pr_err("ftrace hook on %s failed: %d\n",
+			       vfsb_ft_defs[i].symbol, ret);
+			goto fail;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(vfsb_krps); i++) {
+		struct vfsb_kretprobe *h = &vfsb_krps[i];
+
+		vfsb_krp_init(h, &vfsb_krp_defs[i]);
+		ret = register_kretprobe(&h->krp);
+		if (ret && h->def->optional) {
+			pr_info("%s not hooked on this kernel (%d)\n",
+				h->krp.kp.symbol_name, ret);
+			continue;
+		}
+		if (ret) {
+			pr_err("kretprobe on %s failed: %d\n",
+			       h->krp.kp.symbol_name, ret);
+			goto fail;
+		}
+		h->registered = true;
+	}
+	return 0;
+fail:
+	vfsb_hooks_unregister();
+	return ret;
+}
+
+/*
+ * The hooks are in place only while some superblock is tracked: loading
+ * the module costs the system nothing, and unloading it never races with
+ * a hook. Registering patches kernel text and waits for RCU, so the
+ * first watch takes a moment; the last tracking's teardown, which has
+ * already waited for every section, takes them out again.
+ */
+static DEFINE_MUTEX(vfsb_hooks_mutex);
+static unsigned int vfsb_hooks_users;
+
+int vfsb_hooks_get(void)
+{
+	int ret = 0;
+
+	mutex_lock(&vfsb_hooks_mutex);
+	if (!vfsb_hooks_users)
+		ret = vfsb_hooks_register();
+	if (!ret)
+		vfsb_hooks_users++;
+	mutex_unlock(&vfsb_hooks_mutex);
+	return ret;
+}
+
+void vfsb_hooks_put(void)
+{
+	mutex_lock(&vfsb_hooks_mutex);
+	if (!--vfsb_hooks_users)
+		vfsb_hooks_unregister();
+	mutex_unlock(&vfsb_hooks_mutex);
+}
+
+void vfsb_hooks_exit(void)
+{
+	WARN_ON(vfsb_hooks_users);
+}

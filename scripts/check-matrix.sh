@@ -1,0 +1,120 @@
+#!/bin/sh
+# Build and test vfsbarrier on every target kernel the archive reaches:
+#   6.1    the system's Debian 12 kernel (scripts/deps.sh installs it)
+#   6.12   bookworm-backports' newest 6.12 (scripts/kernels/fetch.sh 6.12)
+#   7      trixie-backports' newest 7.x, module built in a trixie chroot
+#   debug  6.1 from linux-source-6.1 with lockdep, KASAN, kmemleak...
+# Kernels are fetched or built first when the cache lacks them (see
+# scripts/kernels/fetch.sh for what that takes: the debug kernel build
+# takes about 11 minutes on 2 CPUs, once).
+# Usage: check-matrix.sh [KIND...]   (default: 6.1 6.12 7 debug)
+# Environment:
+#   VFSB_MATRIX=build    only build the module for each kernel
+#   VFSB_BUILD           build directory (default: build/ in the repo)
+#   VFSB_DEBUG_MEM       guest memory for the debug kernel (default 2048)
+#   VFSB_DEBUG_TIMEOUT   guest time limit for the debug kernel (default 3000)
+#   VFSB_KCACHE, VFSB_TESTS, VFSB_GUEST_MEM, VFSB_GUEST_TIMEOUT as for
+#   scripts/run-guest.sh and scripts/kernels/fetch.sh
+# Output: per kernel "KERNEL <release>: N passed, N failed, N skipped"
+# (from the closing line of the guest run) or "KERNEL <release>: built",
+# then the closing line "N passed, N failed, N skipped" summed over the
+# kernels. A kernel that could not be fetched or built, or whose run
+# failed without a failing test (the guest did not finish, or its kernel
+# reported BUG/lockdep/KASAN...), adds one failure to the sum.
+# Exit status: 0 only when every kernel passed.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+kinds=${*:-6.1 6.12 7 debug}
+mode=${VFSB_MATRIX:-check}
+build=${VFSB_BUILD:-$top/build}
+logs=$build/matrix
+mkdir -p "$logs"
+case "$mode" in check | build) ;; *) echo "check-matrix: VFSB_MATRIX must be check or build" >&2; exit 2 ;; esac
+
+tp=0 tf=0 ts=0 status=0
+summary=""
+note() { echo "check-matrix: $*" >&2; }
+line() {
+	echo "$1"
+	summary="$summary$1
+"
+}
+
+for kind in $kinds; do
+	t0=$(date +%s)
+	note "===== $kind ($mode)"
+	# Fetch or build the kernel; find the release to ask kernel.sh for.
+	case "$kind" in
+	6.1) kver=6.1 ;;
+	6.12 | 7 | debug)
+		if ! kver=$(scripts/kernels/fetch.sh "$kind"); then
+			line "KERNEL $kind: 0 passed, 1 failed, 0 skipped (fetch/build of the kernel failed)"
+			tf=$((tf + 1)) status=1
+			continue
+		fi ;;
+	*) kver=$kind ;;
+	esac
+	if ! kenv=$(scripts/kernel.sh "$kver"); then
+		line "KERNEL $kind: 0 passed, 1 failed, 0 skipped (no such kernel)"
+		tf=$((tf + 1)) status=1
+		continue
+	fi
+	eval "$kenv"
+	log=$logs/$KREL.log
+
+	if [ "$mode" = build ]; then
+		if scripts/build-module.sh "$KREL" "$KDIR" >"$log" 2>&1; then
+			line "KERNEL $KREL: built"
+		else
+			cat "$log" >&2
+			line "KERNEL $KREL: BUILD FAILED (log: $log)"
+			tf=$((tf + 1)) status=1
+		fi
+		note "$kind took $(($(date +%s) - t0))s"
+		continue
+	fi
+
+	if [ "$kind" = debug ]; then
+		# KASAN, lockdep and kmemleak make the guest slower and hungrier.
+		VFSB_GUEST_MEM=${VFSB_DEBUG_MEM:-2048} \
+			VFSB_GUEST_TIMEOUT=${VFSB_DEBUG_TIMEOUT:-3000} \
+			scripts/run-guest.sh check "$KREL" >"$log" 2>&1 &
+	else
+		scripts/run-guest.sh check "$KREL" >"$log" 2>&1 &
+	fi
+	pid=$!
+	# Show the run live while it goes to the log.
+	tail -n +1 -f --pid=$pid "$log" >&2 &
+	tailpid=$!
+	wait $pid
+	rc=$?
+	wait $tailpid 2>/dev/null
+	res=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	if [ -z "$res" ]; then
+		line "KERNEL $KREL: 0 passed, 1 failed, 0 skipped (no result: build or boot failed; log: $log)"
+		tf=$((tf + 1)) status=1
+	else
+		p=$(echo "$res" | awk '{ print $1 }')
+		f=$(echo "$res" | awk '{ print $3 }')
+		s=$(echo "$res" | awk '{ print ($5 == "" ? 0 : $5) }')
+		tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
+		if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+			line "KERNEL $KREL: $res (run failed: see $log; counted as 1 failure)"
+			tf=$((tf + 1)) status=1
+		else
+			line "KERNEL $KREL: $res"
+			[ "$rc" = 0 ] && [ "$f" = 0 ] || status=1
+		fi
+	fi
+	note "$kind took $(($(date +%s) - t0))s (log: $log)"
+done
+
+echo "===== matrix ($mode)"
+printf '%s' "$summary"
+if [ "$mode" = check ]; then
+	echo "$tp passed, $tf failed, $ts skipped"
+else
+	[ "$status" = 0 ] && echo "all kernels built" || echo "$tf kernels failed to build"
+fi
+exit $status

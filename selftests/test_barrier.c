@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The barrier against a data write held in flight with userfaultfd:
+ * it waits for that write only, never blocks new writes, and times out,
+ * takes signals and works asynchronously as documented.
+ */
+#define _GNU_SOURCE
+#include <grp.h>
+#include <linux/fs.h>
+#include <signal.h>
+
+#include "uffd_hold.h"
+#include "kselftest_harness.h"
+
+#define DIR_A "/tmp/vb-a"
+#define DIR_B "/tmp/vb-b"
+#define DIR_C "/tmp/vb-c"
+
+FIXTURE(watched) {
+	int dev;
+	int fd;		/* DIR_A/held, the file the held write goes to */
+};
+
+FIXTURE_SETUP(watched)
+{
+	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_A));
+	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_B));
+	self->dev = vfsb_open();
+	ASSERT_LE(0, self->dev);
+	ASSERT_EQ(0, vfsb_watch_path(self->dev, DIR_A));
+	ASSERT_EQ(0, vfsb_watch_path(self->dev, DIR_B));
+	self->fd = open(DIR_A "/held", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(watched)
+{
+	close(self->fd);
+	close(self->dev);
+	umount2(DIR_A, MNT_DETACH);
+	umount2(DIR_B, MNT_DETACH);
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -EIO;
+}
+
+TEST_F(watched, barrier_waits_for_held_write_only)
+{
+	struct uffd_hold h;
+	struct pollfd pfd;
+	__u64 cookie;
+
+	ASSERT_EQ(0, uffd_hold_start(&h, self->fd));
+	EXPECT_LE(1, vfsb_in_flight(self->dev, DIR_A));
+
+	/* the barrier cannot complete while the write is held */
+	cookie = vfsb_barrier_start_path(self->dev, DIR_A);
+	ASSERT_NE(0, cookie);
+	EXPECT_EQ(VFSB_BARRIER_PENDING, vfsb_barrier_poll(self->dev, cookie));
+	EXPECT_EQ(-ETIMEDOUT, vfsb_barrier_path(self->dev, DIR_A, 0, 200));
+	EXPECT_EQ(-ETIMEDOUT, vfsb_barrier_path(self->dev, DIR_A,
+						VFSB_BARRIER_EXPEDITED, 200));
+
+	/* ... but new writes, creates and renames on the same fs complete */
+	EXPECT_EQ(0, write_file(DIR_A "/new", "new data"));
+	EXPECT_EQ(0, mkdir(DIR_A "/dir", 0755));
+	EXPECT_EQ(0, rename(DIR_A "/new", DIR_A "/dir/renamed"));
+	EXPECT_EQ(0, unlink(DIR_A "/dir/renamed"));
+	/* ... and a barrier on another watched fs completes */
+	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_B, 0, 0));
+	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_B, VFSB_BARRIER_EXPEDITED, 0));
+	EXPECT_FALSE(uffd_hold_done(&h));
+	EXPECT_EQ(VFSB_BARRIER_PENDING, vfsb_barrier_poll(self->dev, cookie));
+
+	EXPECT_EQ((ssize_t)h.page, uffd_hold_release(&h));
+	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_A, 0, 0));
+	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_A, VFSB_BARRIER_EXPEDITED, 0));
+	/* the async barrier completes too, and poll() says so */
+	pfd.fd = self->dev;
+	pfd.events = POLLPRI;
+	EXPECT_EQ(1, poll(&pfd, 1, 30000));
+	EXPECT_TRUE(pfd.revents & POLLPRI);
+	EXPECT_EQ(VFSB_BARRIER_DONE, vfsb_barrier_poll(self->dev, cookie));
+	/* a cookie reported done is forgotten */
+	EXPECT_EQ(-ENOENT, vfsb_barrier_poll(self->dev, cookie));
+	EXPECT_EQ(0, vfsb_in_flight(self->dev, DIR_A));
+}
+
+TEST_F(watched, barrier_all_waits_for_each_watch)
+{
+	struct vfsb_barrier b = { .flags = VFSB_BARRIER_ALL, .timeout_ms = 200 };
+	struct uffd_hold h;
+
+	ASSERT_EQ(0, uffd_hold_start(&h, self->fd));
+	EXPECT_EQ(-ETIMEDOUT, vfsb_ioctl(self->dev, VFSB_IOC_BARRIER, &b));
+	EXPECT_EQ((ssize_t)h.page, uffd_hold_release(&h));
+	b.timeout_ms = 0;
+	EXPECT_EQ(0, vfsb_ioctl(self->dev, VFSB_IOC_BARRIER, &b));
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+struct barrier_thread {
+	int dev;
+	pid_t tid;
+	int ret;
+};
+
+static void *barrier_thread(void *arg)
+{
+	struct barrier_thread *bt = arg;
+
+	__atomic_store_n(&bt->tid, gettid(), __ATOMIC_RELEASE);
+	bt->ret = vfsb_barrier_path(bt->dev, DIR_A, 0, 0);
+	return NULL;
+}
+
+TEST_F(watched, barrier_is_interruptible_and_retryable)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };	/* no SA_RESTART */
+	struct barrier_thread bt = { .dev = self->dev };
+	struct uffd_hold h;
+	pthread_t th;
+
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	ASSERT_EQ(0, uffd_hold_start(&h, self->fd));
+	ASSERT_EQ(0, pthread_create(&th, NULL, barrier_thread, &bt));
+	while (!__atomic_load_n(&bt.tid, __ATOMIC_ACQUIRE))
+		sched_yield();
+	/* the thread sleeps in the barrier (the write is held) */
+	ASSERT_EQ(0, vfsb_wait_sleeping(bt.tid));
+	ASSERT_EQ(0, pthread_kill(th, SIGUSR1));
+	pthread_join(th, NULL);
+	EXPECT_EQ(-EINTR, bt.ret);
+	/* safe to retry: still waits for the held write, then completes */
+	EXPECT_EQ(-ETIMEDOUT, vfsb_barrier_path(self->dev, DIR_A, 0, 100));
+	EXPECT_EQ((ssize_t)h.page, uffd_hold_release(&h));
+	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_A, 0, 0));
+}
+
+TEST_F(watched, async_barrier_limits)
+{
+	struct vfsb_barrier_poll bp = { 0 };
+	struct uffd_hold h;
+	__u64 cookies[VFSB_MAX_ASYNC];
+	int i, done = 0;
+
+	ASSERT_EQ(0, uffd_hold_start(&h, self->fd));
+	for (i = 0; i < VFSB_MAX_ASYNC; i++) {
+		cookies[i] = vfsb_barrier_start_path(self->dev, DIR_A);
+		ASSERT_NE(0, cookies[i]);
+	}
+	/* all pending: one more is refused, nothing is done yet */
+	EXPECT_EQ(0, vfsb_barrier_start_path(self->dev, DIR_A));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(0, vfsb_ioctl(self->dev, VFSB_IOC_BARRIER_POLL, &bp));
+	EXPECT_EQ(VFSB_BARRIER_PENDING, bp.state);
+	EXPECT_EQ(-ENOENT, vfsb_barrier_poll(self->dev, 12345678));
+	EXPECT_EQ((ssize_t)h.page, uffd_hold_release(&h));
+	/* cookie 0 reaps any completed one; all complete */
+	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_A, 0, 0));
+	while (done < VFSB_MAX_ASYNC) {
+		struct pollfd pfd = { .fd = self->dev, .events = POLLPRI };
+
+		ASSERT_EQ(1, poll(&pfd, 1, 30000));
+		memset(&bp, 0, sizeof(bp));
+		ASSERT_EQ(0, vfsb_ioctl(self->dev, VFSB_IOC_BARRIER_POLL, &bp));
+		if (bp.state == VFSB_BARRIER_DONE) {
+			EXPECT_NE(0, bp.done_cookie);
+			done++;
+		}
+	}
+	EXPECT_EQ(VFSB_MAX_ASYNC, done);
+}
+
+TEST_F(watched, bad_requests)
+{
+	struct vfsb_barrier b = { .fd = -1 };
+	struct vfsb_watch w = { .fd = -1 };
+
+	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_C));
+	/* nobody watches C */
+	EXPECT_EQ(-ENOENT, vfsb_barrier_path(self->dev, DIR_C, 0, 0));
+	EXPECT_EQ(-ENOENT, vfsb_unwatch_path(self->dev, DIR_C));
+	EXPECT_EQ(0, vfsb_barrier_start_path(self->dev, DIR_C));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-EBADF, vfsb_ioctl(self->dev, VFSB_IOC_BARRIER, &b));
+	EXPECT_EQ(-EBADF, vfsb_ioctl(self->dev, VFSB_IOC_WATCH, &w));
+	EXPECT_EQ(-EEXIST, vfsb_watch_path(self->dev, DIR_A));
+	b.fd = self->fd;
+	b.flags = 1U << 7;
+	EXPECT_EQ(-EINVAL, vfsb_ioctl(self->dev, VFSB_IOC_BARRIER, &b));
+	b.flags = 0;
+	b.reserved = 1;
+	EXPECT_EQ(-EINVAL, vfsb_ioctl(self->dev, VFSB_IOC_BARRIER, &b));
+	w.fd = self->fd;
+	w.flags = 1;
+	EXPECT_EQ(-EINVAL, vfsb_ioctl(self->dev, VFSB_IOC_WATCH, &w));
+	EXPECT_EQ(-EFAULT, vfsb_ioctl(self->dev, VFSB_IOC_BARRIER, NULL));
+	EXPECT_EQ(-EFAULT, vfsb_ioctl(self->dev, VFSB_IOC_STATS, (void *)8));
+	/* unwatch, then the barrier on it is refused */
+	EXPECT_EQ(0, vfsb_unwatch_path(self->dev, DIR_B));
+	EXPECT_EQ(-ENOENT, vfsb_barrier_path(self->dev, DIR_B, 0, 0));
+	umount2(DIR_C, MNT_DETACH);
+}
+
+TEST_F(watched, failed_write_access_leaves_no_section)
+{
+	long long begun;
+
+	ASSERT_EQ(0, mkdir(DIR_A "/ro", 0755));
+	ASSERT_EQ(0, mount(DIR_A, DIR_A "/ro", NULL, MS_BIND, NULL));
+	ASSERT_EQ(0, mount(NULL, DIR_A "/ro", NULL,
+			   MS_REMOUNT | MS_BIND | MS_RDONLY, NULL));
+	begun = vfsb_begun(self->dev, DIR_A);
+	EXPECT_EQ(-1, mkdir(DIR_A "/ro/x", 0755));
+	EXPECT_EQ(EROFS, errno);
+	EXPECT_EQ(-1, open(DIR_A "/ro/y", O_CREAT | O_WRONLY, 0644));
+	EXPECT_EQ(EROFS, errno);
+	EXPECT_EQ(-1, chmod(DIR_A "/ro/held", 0600));
+	EXPECT_EQ(EROFS, errno);
+	EXPECT_EQ(-1, truncate(DIR_A "/ro/held", 0));
+	EXPECT_EQ(EROFS, errno);
+	/* the failed calls did enter mnt_want_write(): sections opened ... */
+	EXPECT_LT(begun, vfsb_begun(self->dev, DIR_A));
+	/* ... and closed on the failure path */
+	EXPECT_EQ(0, vfsb_in_flight(self->dev, DIR_A));
+	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_A, 0, 5000));
+	umount2(DIR_A "/ro", MNT_DETACH);
+}
+
+/* Teardown at any moment: close and rmmod while a write is held. */
+TEST(close_and_rmmod_while_write_held)
+{
+	struct uffd_hold h;
+	int dev, fd, i;
+
+	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_C));
+	dev = vfsb_open();
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_C));
+	fd = open(DIR_C "/f", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uffd_hold_start(&h, fd));
+	/* the open device pins the module */
+	EXPECT_EQ(-EWOULDBLOCK, vfsb_module_unload());
+	/* close returns at once, though a section is in flight */
+	close(dev);
+	/* the tracking now waits for that section; rmmod is refused meanwhile */
+	EXPECT_EQ(-EWOULDBLOCK, vfsb_module_unload());
+	EXPECT_TRUE(vfsb_module_loaded());
+	EXPECT_EQ((ssize_t)h.page, uffd_hold_release(&h));
+	/* then the teardown finishes and the module may go (bounded wait) */
+	for (i = 0; i < 3000 && vfsb_module_refcnt() != 0; i++)
+		usleep(10000);
+	EXPECT_EQ(0, vfsb_module_refcnt());
+	EXPECT_EQ(0, vfsb_module_unload());
+	EXPECT_EQ(0, vfsb_module_load());
+	close(fd);
+	umount2(DIR_C, MNT_DETACH);
+}
+
+TEST(unmount_watched_fs_repeatedly)
+{
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		struct vfsb_barrier b = { .flags = VFSB_BARRIER_ALL };
+		struct vfsb_sb_stats st[8];
+		struct vfsb_stats req = { .capacity = 8,
+					  .entries_ptr = (unsigned long)st };
+		int dev = vfsb_open();
+
+		ASSERT_LE(0, dev);
+		ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_C));
+		ASSERT_EQ(0, vfsb_watch_path(dev, DIR_C));
+		ASSERT_EQ(0, write_file(DIR_C "/f", "data"));
+		ASSERT_EQ(0, umount(DIR_C));
+		/* the tracking stays, marked unmounted, until close */
+		ASSERT_EQ(0, vfsb_ioctl(dev, VFSB_IOC_STATS, &req));
+		ASSERT_EQ(1U, req.count);
+		EXPECT_TRUE(st[0].flags & VFSB_STATS_UNMOUNTED);
+		EXPECT_EQ(st[0].sections_begun, st[0].sections_ended);
+		EXPECT_EQ(0, vfsb_ioctl(dev, VFSB_IOC_BARRIER, &b));
+		/* a new fs mounted there can be watched again */
+		ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_C));
+		EXPECT_EQ(0, vfsb_watch_path(dev, DIR_C));
+		EXPECT_EQ(0, vfsb_barrier_path(dev, DIR_C, 0, 0));
+		close(dev);
+		ASSERT_EQ(0, umount(DIR_C));
+	}
+}
+
+TEST_HARNESS_MAIN
