@@ -34,3 +34,8 @@ clean:
 check-matrix: deps
 	@scripts/check-matrix.sh
 .PHONY: check-matrix
+
+# Benchmarks, side by side in one guest boot (see BENCHMARKS.md).
+bench: deps
+	@scripts/run-guest.sh bench $(KVER)
+.PHONY: bench
