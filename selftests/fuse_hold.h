@@ -20,6 +20,27 @@
  * Meanwhile the server goes on answering every other request, so a test
  * can show that the rest of the file system still works.
  *
+ * API (all return 0 or -errno unless said otherwise):
+ *	fh_mount(mp), fh_mount_flags(mp, FH_*)	NULL and errno on failure
+ *	fh_hold(fh, opcode)	arm; -EBUSY if a hold is armed or held
+ *	fh_wait_held(fh, ms)	-ETIMEDOUT, -ENOTCONN
+ *	fh_release(fh)		answer the held request; -ENOENT if none
+ *	fh_count(fh, opcode)	requests received with that opcode
+ *	fh_live_nodes(fh)	nodes in the tree (FORGET leak checks)
+ *	fh_opname(opcode)	"MKDIR"...
+ *	fh_umount(fh)		also with a request held
+ *
+ * Served: INIT, DESTROY, LOOKUP, FORGET, BATCH_FORGET, GETATTR, SETATTR,
+ * MKNOD, MKDIR, SYMLINK, READLINK, LINK, UNLINK, RMDIR, RENAME, RENAME2
+ * (NOREPLACE, EXCHANGE), CREATE, OPEN, READ, WRITE, FLUSH, FSYNC, RELEASE,
+ * OPENDIR, READDIR, FSYNCDIR, RELEASEDIR, SETXATTR, GETXATTR, LISTXATTR,
+ * REMOVEXATTR, FALLOCATE (KEEP_SIZE, PUNCH_HOLE, ZERO_RANGE), STATFS,
+ * ACCESS. Anything else is answered -ENOSYS (the kernel then falls back,
+ * e.g. to local POSIX locks and generic lseek).
+ *
+ * Limits: one hold at a time; file data in memory, 64 MiB a file; reads
+ * do not update atime; ACCESS knows only the primary group.
+ *
  * Design, and why:
  * - One server thread owns the tree, so the tree needs no lock; fh->lock
  *   guards only what the test shares with it (hold state, counters).
