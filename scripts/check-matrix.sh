@@ -35,8 +35,10 @@ case "$mode" in check | build) ;; *) echo "check-matrix: VFSB_MATRIX must be che
 tp=0 tf=0 ts=0 status=0
 summary=""
 note() { echo "check-matrix: $*" >&2; }
+# line TEXT: a result line, shown now (stderr) and in the summary at the
+# end (stdout).
 line() {
-	echo "$1"
+	note "$1"
 	summary="$summary$1
 "
 }

@@ -116,13 +116,15 @@ download() {
 	for p in "$@"; do
 		ver=$(apt_cache show --no-all-versions "$p" 2>/dev/null | awk '/^Version:/ { print $2; exit }')
 		[ -n "$ver" ] || die "package $p not found in $(basename "$aptdir")"
-		f=$(ls "$aptdir/debs/${p}_"*.deb 2>/dev/null | tail -n 1 || true)
+		# apt-get download names it PKG_VERSION_ARCH.deb, ':' as %3a.
+		want="$aptdir/debs/${p}_$(echo "$ver" | sed 's/:/%3a/g')_"
+		f=$(ls "$want"*.deb 2>/dev/null | head -n 1 || true)
 		if [ -z "$f" ]; then
 			say "downloading $p $ver"
 			# shellcheck disable=SC2086
 			(cd "$aptdir/debs" && apt-get $apt_opts -q download "$p=$ver" >&2) ||
 				die "apt-get download $p failed"
-			f=$(ls "$aptdir/debs/${p}_"*.deb | tail -n 1)
+			f=$(ls "$want"*.deb | head -n 1)
 		fi
 		echo "$f"
 	done
