@@ -22,4 +22,18 @@
 #define vfsb_fregs_arg(fregs, n) regs_get_kernel_argument(&(fregs)->regs, n)
 #endif
 
+/*
+ * SRCU readers that end in another task or in interrupt context (async
+ * I/O completion): srcu_down_read()/srcu_up_read() since 6.2; before,
+ * the raw pair they wrap, which skips lockdep's same-task tracking.
+ */
+#include <linux/version.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define vfsb_srcu_down_read(ssp) srcu_down_read(ssp)
+#define vfsb_srcu_up_read(ssp, idx) srcu_up_read(ssp, idx)
+#else
+#define vfsb_srcu_down_read(ssp) __srcu_read_lock(ssp)
+#define vfsb_srcu_up_read(ssp, idx) __srcu_read_unlock(ssp, idx)
+#endif
+
 #endif /* VFSB_COMPAT_H */

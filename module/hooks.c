@@ -20,6 +20,7 @@
 #include <linux/ftrace.h>
 #include <linux/io_uring_types.h>
 #include <linux/kprobes.h>
+#include <linux/mm.h>
 #include <linux/mount.h>
 #include <linux/trace_recursion.h>
 
@@ -53,6 +54,13 @@ static struct super_block *sb_arg2_file(struct pt_regs *regs)
 	return sb_of_file((void *)regs_get_kernel_argument(regs, 2));
 }
 
+static struct super_block *sb_arg0_vmf(struct pt_regs *regs)
+{
+	struct vm_fault *vmf = (void *)regs_get_kernel_argument(regs, 0);
+
+	return vmf && vmf->vma ? sb_of_file(vmf->vma->vm_file) : NULL;
+}
+
 static struct super_block *sb_arg0_iouring(struct pt_regs *regs)
 {
 	struct io_kiocb *req = (void *)regs_get_kernel_argument(regs, 0);
@@ -67,12 +75,34 @@ static struct super_block *sb_arg0_kiocb(struct pt_regs *regs)
 	return iocb ? sb_of_file(iocb->ki_filp) : NULL;
 }
 
+/* The kiocb an async write completes with (the completion hooks' key). */
+static const void *key_iouring(struct pt_regs *regs)
+{
+	struct io_kiocb *req = (void *)regs_get_kernel_argument(regs, 0);
+
+	/* io_write()'s struct io_rw sits in req->cmd, its kiocb first */
+	return &req->cmd;
+}
+
+static const void *key_kiocb(struct pt_regs *regs)
+{
+	return (void *)regs_get_kernel_argument(regs, 0);
+}
+
 /* ---- kretprobes ---- */
+
+enum vfsb_span {
+	VFSB_SPAN_CALL,		/* entry to return */
+	VFSB_SPAN_WANT_WRITE,	/* on success, until mnt_drop_write*() */
+	VFSB_SPAN_ASYNC,	/* until the write completes */
+};
 
 struct vfsb_krp_def {
 	const char *symbol;
 	vfsb_sb_fn sb_of;
-	bool want_write;	/* mnt_want_write*: section outlives the call */
+	enum vfsb_span span;
+	const void *(*key_of)(struct pt_regs *regs);	/* VFSB_SPAN_ASYNC */
+	int queued;		/* return value meaning "completes later" */
 	bool optional;		/* absent on some kernels */
 };
 
@@ -87,29 +117,69 @@ struct vfsb_kretprobe {
 	bool registered;
 };
 
+/* Instance data: the section, and for async writes where it is kept. */
+struct vfsb_krp_data {
+	struct vfsb_section s;
+	const void *key;	/* tracked in the async table under key */
+};
+
 #define krp_of(ri) container_of(get_kretprobe(ri), struct vfsb_kretprobe, krp)
 
 static int vfsb_krp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct vfsb_kretprobe *h = krp_of(ri);
-	struct vfsb_section *s = (void *)ri->data;
+	const struct vfsb_krp_def *def = krp_of(ri)->def;
+	struct vfsb_krp_data *d = (void *)ri->data;
+	bool async = def->span == VFSB_SPAN_ASYNC;
 
 	/* nonzero: no return probe for this call (not a watched sb) */
-	return vfsb_section_begin(h->def->sb_of(regs), s) ? 0 : 1;
+	if (!vfsb_section_begin(def->sb_of(regs), &d->s, async))
+		return 1;
+	d->key = NULL;
+	/*
+	 * Tracked before the write starts, since it may complete before
+	 * the submission returns. Without room, the section spans the
+	 * submission only and the write is counted as missed.
+	 */
+	if (async) {
+		const void *key = def->key_of(regs);
+
+		if (vfsb_aio_track(key, &d->s))
+			d->key = key;
+		else
+			atomic64_inc(&d->s.vsb->missed);
+	}
+	return 0;
 }
 
 static int vfsb_krp_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct vfsb_kretprobe *h = krp_of(ri);
-	struct vfsb_section *s = (void *)ri->data;
+	const struct vfsb_krp_def *def = krp_of(ri)->def;
+	struct vfsb_krp_data *d = (void *)ri->data;
+	long ret = regs_return_value(regs);
+	struct vfsb_section s;
 
-	if (h->def->want_write && regs_return_value(regs) == 0) {
+	switch (def->span) {
+	case VFSB_SPAN_WANT_WRITE:
+		if (ret)
+			break;	/* failed: the caller will not drop */
 		/* write access granted: held until mnt_drop_write*() */
-		if (vfsb_task_push(s))
+		if (vfsb_task_push(&d->s))
 			return 0;
-		atomic64_inc(&s->vsb->missed);
+		atomic64_inc(&d->s.vsb->missed);
+		break;
+	case VFSB_SPAN_ASYNC:
+		if (!d->key)
+			break;
+		/* queued: the completion hook ends it (or already did) */
+		if (ret == def->queued)
+			return 0;
+		if (vfsb_aio_untrack(d->key, &s))
+			vfsb_section_end(&s);
+		return 0;
+	case VFSB_SPAN_CALL:
+		break;
 	}
-	vfsb_section_end(s);
+	vfsb_section_end(&d->s);
 	return 0;
 }
 
@@ -120,27 +190,36 @@ static int vfsb_krp_return(struct kretprobe_instance *ri, struct pt_regs *regs)
  */
 #define VFSB_MAXACTIVE 512
 
-#define VFSB_KRP(sym, fn, ww, opt) \
-	{ .symbol = sym, .sb_of = fn, .want_write = ww, .optional = opt }
+#define VFSB_CALL(sym, fn, opt) \
+	{ .symbol = sym, .sb_of = fn, .span = VFSB_SPAN_CALL, .optional = opt }
 
 static const struct vfsb_krp_def vfsb_krp_defs[] = {
 	/* namespace and metadata operations */
-	VFSB_KRP("mnt_want_write", sb_arg0_mnt, true, false),
-	VFSB_KRP("mnt_want_write_file", sb_arg0_file, true, false),
+	{ .symbol = "mnt_want_write", .sb_of = sb_arg0_mnt,
+	  .span = VFSB_SPAN_WANT_WRITE },
+	{ .symbol = "mnt_want_write_file", .sb_of = sb_arg0_file,
+	  .span = VFSB_SPAN_WANT_WRITE },
 	/* data writes: the section spans the call */
-	VFSB_KRP("vfs_write", sb_arg0_file, false, false),
-	VFSB_KRP("vfs_writev", sb_arg0_file, false, true),
-	VFSB_KRP("vfs_iter_write", sb_arg0_file, false, false),
-	VFSB_KRP("vfs_iocb_iter_write", sb_arg0_file, false, true),
-	VFSB_KRP("__kernel_write_iter", sb_arg0_file, false, true),
-	VFSB_KRP("vfs_fallocate", sb_arg0_file, false, false),
-	VFSB_KRP("vfs_copy_file_range", sb_arg2_file, false, false),
-	VFSB_KRP("do_splice_direct", sb_arg2_file, false, false),
-	VFSB_KRP("do_splice", sb_arg2_file, false, true),
-	VFSB_KRP("vfs_clone_file_range", sb_arg2_file, false, false),
-	VFSB_KRP("vfs_dedupe_file_range_one", sb_arg2_file, false, false),
-	VFSB_KRP("io_write", sb_arg0_iouring, false, true),
-	VFSB_KRP("aio_write", sb_arg0_kiocb, false, true),
+	VFSB_CALL("vfs_write", sb_arg0_file, false),
+	VFSB_CALL("vfs_writev", sb_arg0_file, true),
+	VFSB_CALL("vfs_iter_write", sb_arg0_file, false),
+	VFSB_CALL("vfs_iocb_iter_write", sb_arg0_file, true),
+	VFSB_CALL("__kernel_write_iter", sb_arg0_file, true),
+	VFSB_CALL("vfs_fallocate", sb_arg0_file, false),
+	VFSB_CALL("vfs_copy_file_range", sb_arg2_file, false),
+	VFSB_CALL("do_splice_direct", sb_arg2_file, false),
+	VFSB_CALL("do_splice", sb_arg2_file, true),
+	VFSB_CALL("vfs_clone_file_range", sb_arg2_file, false),
+	VFSB_CALL("vfs_dedupe_file_range_one", sb_arg2_file, false),
+	/* a shared mapping's page made writable (see README: mmap) */
+	VFSB_CALL("do_page_mkwrite", sb_arg0_vmf, true),
+	/* async writes: until completion */
+	{ .symbol = "io_write", .sb_of = sb_arg0_iouring, .optional = true,
+	  .span = VFSB_SPAN_ASYNC, .key_of = key_iouring,
+	  .queued = -EIOCBQUEUED },
+	/* returns 0 once submitted, completed or not */
+	{ .symbol = "aio_write", .sb_of = sb_arg0_kiocb, .optional = true,
+	  .span = VFSB_SPAN_ASYNC, .key_of = key_kiocb, .queued = 0 },
 };
 
 static struct vfsb_kretprobe vfsb_krps[ARRAY_SIZE(vfsb_krp_defs)];
@@ -153,7 +232,7 @@ static void vfsb_krp_init(struct vfsb_kretprobe *h,
 	h->krp.kp.symbol_name = def->symbol;
 	h->krp.entry_handler = vfsb_krp_entry;
 	h->krp.handler = vfsb_krp_return;
-	h->krp.data_size = sizeof(struct vfsb_section);
+	h->krp.data_size = sizeof(struct vfsb_krp_data);
 	h->krp.maxactive = VFSB_MAXACTIVE;
 }
 
@@ -206,15 +285,36 @@ static void notrace vfsb_ft_shutdown(unsigned long ip, unsigned long pip,
 	ftrace_test_recursion_unlock(bit);
 }
 
+/* io_complete_rw(), io_complete_rw_iopoll(), aio_complete_rw(): any context */
+static void notrace vfsb_ft_complete(unsigned long ip, unsigned long pip,
+				     struct ftrace_ops *op,
+				     struct ftrace_regs *fregs)
+{
+	const void *kiocb = (void *)vfsb_fregs_arg(fregs, 0);
+	struct vfsb_section s;
+	int bit;
+
+	bit = ftrace_test_recursion_trylock(ip, pip);
+	if (bit < 0)
+		return;
+	if (vfsb_aio_untrack(kiocb, &s))
+		vfsb_section_end(&s);
+	ftrace_test_recursion_unlock(bit);
+}
+
 struct vfsb_ft_def {
 	const char *symbol;
 	ftrace_func_t func;
+	bool optional;
 };
 
 static const struct vfsb_ft_def vfsb_ft_defs[] = {
 	{ "mnt_drop_write", vfsb_ft_drop_write },
 	{ "mnt_drop_write_file", vfsb_ft_drop_write_file },
 	{ "generic_shutdown_super", vfsb_ft_shutdown },
+	{ "io_complete_rw", vfsb_ft_complete, true },
+	{ "io_complete_rw_iopoll", vfsb_ft_complete, true },
+	{ "aio_complete_rw", vfsb_ft_complete, true },
 };
 
 struct vfsb_ftrace_hook {
@@ -276,6 +376,11 @@ static int vfsb_hooks_register(void)
 	/* the closing side first, so that no opened section lacks it */
 	for (i = 0; i < ARRAY_SIZE(vfsb_fts); i++) {
 		ret = vfsb_ft_register(&vfsb_fts[i], &vfsb_ft_defs[i]);
+		if (ret && vfsb_ft_defs[i].optional) {
+			pr_info("%s not hooked on this kernel (%d)\n",
+				vfsb_ft_defs[i].symbol, ret);
+			continue;
+		}
 		if (ret) {
 			pr_err("ftrace hook on %s failed: %d\n",
 			       vfsb_ft_defs[i].symbol, ret);

@@ -23,12 +23,17 @@ static int __init vfsb_init(void)
 	ret = vfsb_taskslots_init();
 	if (ret)
 		goto err_wq;
-	ret = vfsb_dev_init();
+	ret = vfsb_aio_init();
 	if (ret)
 		goto err_slots;
+	ret = vfsb_dev_init();
+	if (ret)
+		goto err_aio;
 	pr_info("vfsbarrier %s loaded\n", VFSB_MODULE_VERSION);
 	return 0;
 
+err_aio:
+	vfsb_aio_exit();
 err_slots:
 	vfsb_taskslots_exit();
 err_wq:
@@ -47,6 +52,7 @@ static void __exit vfsb_exit(void)
 	vfsb_hooks_exit();
 	destroy_workqueue(vfsb_wq);
 	vfsb_sbtrack_exit();
+	vfsb_aio_exit();
 	vfsb_taskslots_exit();
 	pr_info("vfsbarrier unloaded\n");
 }

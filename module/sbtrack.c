@@ -14,6 +14,7 @@
 #include <linux/rculist.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "vfsb.h"
 
 #define VFSB_SB_HASH_BITS 8
@@ -34,7 +35,8 @@ static struct vfsb_sb *vfsb_sb_find_rcu(struct super_block *sb)
 	return NULL;
 }
 
-bool vfsb_section_begin(struct super_block *sb, struct vfsb_section *s)
+bool vfsb_section_begin(struct super_block *sb, struct vfsb_section *s,
+			bool async)
 {
 	struct vfsb_sb *vsb;
 	bool ok = false;
@@ -45,7 +47,9 @@ bool vfsb_section_begin(struct super_block *sb, struct vfsb_section *s)
 	vsb = vfsb_sb_find_rcu(sb);
 	if (vsb) {
 		s->vsb = vsb;
-		s->idx = srcu_read_lock(&vsb->srcu);
+		s->async = async;
+		s->idx = async ? vfsb_srcu_down_read(&vsb->srcu) :
+				 srcu_read_lock(&vsb->srcu);
 		this_cpu_inc(vsb->pcpu->begun);
 		ok = true;
 	}
@@ -57,7 +61,10 @@ void vfsb_section_end(const struct vfsb_section *s)
 {
 	/* count first: after the unlock the tracking may be freed */
 	this_cpu_inc(s->vsb->pcpu->ended);
-	srcu_read_unlock(&s->vsb->srcu, s->idx);
+	if (s->async)
+		vfsb_srcu_up_read(&s->vsb->srcu, s->idx);
+	else
+		srcu_read_unlock(&s->vsb->srcu, s->idx);
 }
 
 /* A write on sb that the hooks could not bracket (no bookkeeping room). */

@@ -47,10 +47,15 @@ struct vfsb_sb {
 	struct work_struct free_work;
 };
 
-/* A write section in progress: which SRCU, which index to unlock. */
+/*
+ * A write section in progress: which SRCU, which index to unlock, and
+ * whether it may end in another task or context (async I/O), which
+ * needs the SRCU "down/up" flavour without lockdep's same-task rule.
+ */
 struct vfsb_section {
 	struct vfsb_sb *vsb;
 	int idx;
+	bool async;
 };
 
 /* One open file of /dev/vfsbarrier. */
@@ -84,7 +89,8 @@ int vfsb_sb_for_each(int (*fn)(struct vfsb_sb *vsb, void *arg), void *arg);
 void vfsb_sb_get(struct vfsb_sb *vsb);
 void vfsb_sb_put(struct vfsb_sb *vsb);
 void vfsb_sb_shutdown(struct super_block *sb);
-bool vfsb_section_begin(struct super_block *sb, struct vfsb_section *s);
+bool vfsb_section_begin(struct super_block *sb, struct vfsb_section *s,
+			bool async);
 void vfsb_section_end(const struct vfsb_section *s);
 void vfsb_sb_missed(struct super_block *sb);
 void vfsb_sb_counts(struct vfsb_sb *vsb, u64 *begun, u64 *ended);
@@ -95,6 +101,12 @@ int vfsb_taskslots_init(void);
 void vfsb_taskslots_exit(void);
 bool vfsb_task_push(const struct vfsb_section *s);
 bool vfsb_task_pop(struct super_block *sb, struct vfsb_section *s);
+
+/* asyncio.c: sections of io_uring and AIO writes, until completion. */
+int vfsb_aio_init(void);
+void vfsb_aio_exit(void);
+bool vfsb_aio_track(const void *key, const struct vfsb_section *s);
+bool vfsb_aio_untrack(const void *key, struct vfsb_section *s);
 
 /* hooks.c: the VFS entry points. */
 int vfsb_hooks_get(void);

@@ -245,7 +245,7 @@ TEST_F(watched, failed_write_access_leaves_no_section)
 TEST(close_and_rmmod_while_write_held)
 {
 	struct uffd_hold h;
-	int dev, fd, i;
+	int dev, fd;
 
 	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_C));
 	dev = vfsb_open();
@@ -263,9 +263,7 @@ TEST(close_and_rmmod_while_write_held)
 	EXPECT_TRUE(vfsb_module_loaded());
 	EXPECT_EQ((ssize_t)h.page, uffd_hold_release(&h));
 	/* then the teardown finishes and the module may go (bounded wait) */
-	for (i = 0; i < 3000 && vfsb_module_refcnt() != 0; i++)
-		usleep(10000);
-	EXPECT_EQ(0, vfsb_module_refcnt());
+	EXPECT_EQ(0, vfsb_module_wait_idle());
 	EXPECT_EQ(0, vfsb_module_unload());
 	EXPECT_EQ(0, vfsb_module_load());
 	close(fd);

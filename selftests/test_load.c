@@ -99,8 +99,11 @@ TEST(load_unload_loop_leaks_nothing)
 	long growth = 0, excess;
 	int i;
 
-	if (vfsb_module_loaded())
+	/* earlier tests' tracking may still be tearing down */
+	if (vfsb_module_loaded()) {
+		ASSERT_EQ(0, vfsb_module_wait_idle());
 		ASSERT_EQ(0, vfsb_module_unload());
+	}
 	/* one warm-up cycle so that first-use allocations do not count */
 	ASSERT_EQ(0, cycle());
 	ASSERT_EQ(0, snap_slabs(&before));
@@ -121,7 +124,7 @@ TEST(open_device_pins_module)
 
 	if (!vfsb_module_loaded())
 		ASSERT_EQ(0, vfsb_module_load());
-	ASSERT_EQ(0, vfsb_module_refcnt());
+	ASSERT_EQ(0, vfsb_module_wait_idle());
 	fd = vfsb_open();
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(1, vfsb_module_refcnt());

@@ -71,6 +71,23 @@ static inline int vfsb_module_refcnt(void)
 	return n;
 }
 
+/*
+ * Tracking is torn down asynchronously after the last close (it waits
+ * for RCU and SRCU, then takes the hooks out), holding a module
+ * reference meanwhile. Waits (bounded, about 30 s) until the module is
+ * idle; returns its reference count then.
+ */
+static inline int vfsb_module_wait_idle(void)
+{
+	int i, n = vfsb_module_refcnt();
+
+	for (i = 0; i < 3000 && n > 0; i++) {
+		usleep(10000);
+		n = vfsb_module_refcnt();
+	}
+	return n;
+}
+
 /* Become "nobody" with no capabilities; returns 0 or -errno. */
 static inline int vfsb_drop_to_nobody(void)
 {
