@@ -19,8 +19,12 @@ selftests: deps
 tools:
 	$(MAKE) -C tools
 
-check: deps
+# Lint first: a change that is not kernel-clean does not get tested.
+check: deps lint
 	@scripts/run-guest.sh check $(KVER)
+
+lint: deps
+	@KVER=$(KVER) scripts/lint.sh
 
 demo: deps
 	@scripts/run-guest.sh demo $(KVER)

@@ -182,9 +182,11 @@ long vfsb_ioc_barrier(struct vfsb_client *c, void __user *arg)
 		return PTR_ERR(req);
 	vfsb_breq_run(req, b.flags);
 	if (b.timeout_ms) {
+		unsigned long tmo = msecs_to_jiffies(b.timeout_ms);
+
 		left = wait_event_interruptible_timeout(req->wq,
-				vfsb_breq_done(req),
-				msecs_to_jiffies(b.timeout_ms));
+							vfsb_breq_done(req),
+							tmo);
 		ret = left > 0 ? 0 : left == 0 ? -ETIMEDOUT : -EINTR;
 	} else {
 		ret = wait_event_interruptible(req->wq, vfsb_breq_done(req));
@@ -235,46 +237,50 @@ long vfsb_ioc_barrier_start(struct vfsb_client *c, void __user *arg)
 	return copy_to_user(arg, &bs, sizeof(bs)) ? -EFAULT : 0;
 }
 
+/*
+ * The request a poll names: by cookie, or with cookie 0 the first
+ * completed one. Called with c->async_lock held.
+ */
+static struct vfsb_breq *vfsb_async_find(struct vfsb_client *c, u64 cookie)
+{
+	struct vfsb_breq *req;
+
+	list_for_each_entry(req, &c->async, node)
+		if (cookie ? req->cookie == cookie : vfsb_breq_done(req))
+			return req;
+	return NULL;
+}
+
 long vfsb_ioc_barrier_poll(struct vfsb_client *c, void __user *arg)
 {
 	struct vfsb_barrier_poll bp;
-	struct vfsb_breq *req, *found = NULL;
+	struct vfsb_breq *req;
 
 	if (copy_from_user(&bp, arg, sizeof(bp)))
 		return -EFAULT;
 	if (bp.reserved)
 		return -EINVAL;
+	bp.state = VFSB_BARRIER_PENDING;
+	bp.done_cookie = 0;
 	spin_lock_irq(&c->async_lock);
-	list_for_each_entry(req, &c->async, node) {
-		if (bp.cookie ? req->cookie == bp.cookie : vfsb_breq_done(req)) {
-			found = req;
-			break;
-		}
-	}
-	if (found && vfsb_breq_done(found)) {
-		list_del_init(&found->node);
-		c->nr_async--;
-		atomic_dec(&c->nr_async_done);
-	} else if (found) {
-		found = NULL;
-		bp.state = VFSB_BARRIER_PENDING;
-		bp.done_cookie = 0;
-		spin_unlock_irq(&c->async_lock);
-		goto out;
-	} else if (bp.cookie) {
+	req = vfsb_async_find(c, bp.cookie);
+	if (!req && bp.cookie) {
 		spin_unlock_irq(&c->async_lock);
 		return -ENOENT;	/* unknown, or already reported done */
+	}
+	if (req && vfsb_breq_done(req)) {
+		/* reported done once, then forgotten */
+		list_del_init(&req->node);
+		c->nr_async--;
+		atomic_dec(&c->nr_async_done);
+		bp.state = VFSB_BARRIER_DONE;
+		bp.done_cookie = req->cookie;
 	} else {
-		bp.state = VFSB_BARRIER_PENDING;
-		bp.done_cookie = 0;
-		spin_unlock_irq(&c->async_lock);
-		goto out;
+		req = NULL;
 	}
 	spin_unlock_irq(&c->async_lock);
-	bp.state = VFSB_BARRIER_DONE;
-	bp.done_cookie = found->cookie;
-	vfsb_breq_put(found);
-out:
+	if (req)
+		vfsb_breq_put(req);
 	return copy_to_user(arg, &bp, sizeof(bp)) ? -EFAULT : 0;
 }
 

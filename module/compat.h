@@ -24,11 +24,11 @@
 
 /*
  * SRCU readers that end in another task or in interrupt context (async
- * I/O completion): srcu_down_read()/srcu_up_read() since 6.2; before,
- * the raw pair they wrap, which skips lockdep's same-task tracking.
+ * I/O completion): srcu_down_read()/srcu_up_read() where the kernel has
+ * them (6.2+; Kbuild probes the headers); before, the raw pair they
+ * wrap, which skips lockdep's same-task tracking.
  */
-#include <linux/version.h>
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#ifdef VFSB_HAVE_SRCU_DOWN_READ
 #define vfsb_srcu_down_read(ssp) srcu_down_read(ssp)
 #define vfsb_srcu_up_read(ssp, idx) srcu_up_read(ssp, idx)
 #else

@@ -57,7 +57,9 @@ bool vfsb_section_begin(struct super_block *sb, struct vfsb_section *s,
 	return ok;
 }
 
+/* Ends a section begun by vfsb_section_begin(), maybe in another call. */
 void vfsb_section_end(const struct vfsb_section *s)
+	__releases(&s->vsb->srcu)
 {
 	/* count first: after the unlock the tracking may be freed */
 	this_cpu_inc(s->vsb->pcpu->ended);

@@ -11,6 +11,7 @@
  * the owner pointer. Lookup scans a short window of owner pointers
  * (one cache line) from the task's hash position.
  */
+#include <linux/bits.h>
 #include <linux/hash.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -18,7 +19,7 @@
 #include "vfsb.h"
 
 #define VFSB_SLOT_BITS	10
-#define VFSB_SLOTS	(1U << VFSB_SLOT_BITS)
+#define VFSB_SLOTS	BIT(VFSB_SLOT_BITS)
 #define VFSB_WINDOW	8
 #define VFSB_NEST	8	/* overlayfs nests two; leave room */
 
@@ -88,6 +89,7 @@ static void vfsb_slot_release(struct vfsb_slot *slot)
 {
 	unsigned int pos = slot - vfsb_slots;
 
+	/* the slot's contents are done with before another task claims it */
 	smp_store_release(&vfsb_slot_owner[pos], NULL);
 	atomic_dec(&vfsb_slots_used);
 }

@@ -103,7 +103,8 @@ struct vfsb_barrier_poll {
 #define VFSB_MAX_ASYNC		64
 
 /*
- * VFSB_IOC_STATS: counters of every tracked superblock (whoever watches). Same capacity/count protocol as VFSB_IOC_LIST; entry_size is
+ * VFSB_IOC_STATS: counters of every tracked superblock (whoever
+ * watches). Same capacity/count protocol as VFSB_IOC_LIST; entry_size is
  * set by the kernel to sizeof(struct vfsb_sb_stats) so that the format
  * may grow at the end.
  */
