@@ -43,3 +43,10 @@ check-matrix: deps
 bench: deps
 	@scripts/run-guest.sh bench $(KVER)
 .PHONY: bench
+
+# A real machine: DKMS builds it for the running kernel and every later one.
+dkms-install:
+	@scripts/dkms.sh install
+dkms-uninstall:
+	@scripts/dkms.sh uninstall
+.PHONY: dkms-install dkms-uninstall

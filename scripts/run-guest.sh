@@ -10,7 +10,14 @@ cd "$top"
 eval "$(scripts/kernel.sh "$kver")"
 echo "run-guest: kernel $KREL ($VMLINUZ)"
 
+# The module under test is the one DKMS builds and installs (into private
+# trees), as on a user's machine; kernels that need a build chroot, and
+# VFSB_NO_DKMS=1, use the plain kbuild build.
 ko=${VFSB_KO:-}
+kroot=$(cd "$KDIR/../../.." && pwd)
+if [ -z "$ko" ] && [ -z "${VFSB_NO_DKMS:-}" ] && [ ! -f "$kroot/.vfsb-build-chroot" ]; then
+	ko=$(scripts/dkms.sh build "$KREL" "$KDIR")
+fi
 if [ -z "$ko" ]; then
 	ko=$(scripts/build-module.sh "$KREL" "$KDIR")
 fi
