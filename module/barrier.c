@@ -16,6 +16,7 @@
 #include <linux/uaccess.h>
 #include <uapi/linux/vfsbarrier.h>
 
+#include "records.h"
 #include "vfsb.h"
 
 struct vfsb_breq;
@@ -38,6 +39,15 @@ struct vfsb_breq {
 	unsigned int nr;
 	struct vfsb_gp gps[];
 };
+
+/* Coalescing starts over at each of the subscriber's own barriers. */
+static void vfsb_client_new_epoch(struct vfsb_client *c)
+{
+	struct vfsb_ring *ring = READ_ONCE(c->ring);
+
+	if (ring)
+		vfsb_ring_new_epoch(ring);
+}
 
 static void vfsb_breq_put(struct vfsb_breq *req)
 {
@@ -177,6 +187,7 @@ long vfsb_ioc_barrier(struct vfsb_client *c, void __user *arg)
 		return -EFAULT;
 	if ((b.flags & ~VFSB_BARRIER_FLAGS) || b.reserved)
 		return -EINVAL;
+	vfsb_client_new_epoch(c);
 	req = vfsb_breq_alloc(c, b.fd, b.flags);
 	if (IS_ERR(req))
 		return PTR_ERR(req);
@@ -212,6 +223,7 @@ long vfsb_ioc_barrier_start(struct vfsb_client *c, void __user *arg)
 		return -EFAULT;
 	if (bs.flags & ~VFSB_BARRIER_ALL)
 		return -EINVAL;
+	vfsb_client_new_epoch(c);
 	req = vfsb_breq_alloc(c, bs.fd, bs.flags);
 	if (IS_ERR(req))
 		return PTR_ERR(req);

@@ -36,4 +36,14 @@
 #define vfsb_srcu_up_read(ssp, idx) __srcu_read_unlock(ssp, idx)
 #endif
 
+/* exportfs_encode_inode_fh() gained a flags argument in 6.5 (probed). */
+#include <linux/exportfs.h>
+#ifdef VFSB_HAVE_EXPORTFS_FLAGS
+#define vfsb_encode_inode_fh(inode, fid, max_len) \
+	exportfs_encode_inode_fh(inode, fid, max_len, NULL, 0)
+#else
+#define vfsb_encode_inode_fh(inode, fid, max_len) \
+	exportfs_encode_inode_fh(inode, fid, max_len, NULL)
+#endif
+
 #endif /* VFSB_COMPAT_H */

@@ -14,13 +14,15 @@
 #include <linux/uaccess.h>
 #include <uapi/linux/vfsbarrier.h>
 
+#include "records.h"
 #include "vfsb.h"
 
 static long vfsb_ioc_version(void __user *arg)
 {
 	struct vfsb_version v = {
 		.abi_version = VFSB_ABI_VERSION,
-		.features = VFSB_FEAT_BARRIER | VFSB_FEAT_ASYNC_BARRIER,
+		.features = VFSB_FEAT_BARRIER | VFSB_FEAT_ASYNC_BARRIER |
+			    VFSB_FEAT_RECORDS,
 	};
 
 	strscpy(v.module_version, VFSB_MODULE_VERSION,
@@ -56,18 +58,42 @@ static long vfsb_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return vfsb_ioc_barrier_poll(c, uarg);
 	case VFSB_IOC_STATS:
 		return vfsb_ioc_stats(c, uarg);
+	case VFSB_IOC_SUBSCRIBE:
+		return vfsb_ioc_subscribe(c, uarg);
 	default:
 		return -ENOTTY;
 	}
 }
 
-/* EPOLLPRI: a barrier started with VFSB_IOC_BARRIER_START has completed. */
+/*
+ * EPOLLIN: records to read. EPOLLPRI: a barrier started with
+ * VFSB_IOC_BARRIER_START has completed.
+ */
 static __poll_t vfsb_poll(struct file *file, poll_table *wait)
 {
 	struct vfsb_client *c = file->private_data;
+	struct vfsb_ring *ring = READ_ONCE(c->ring);
+	__poll_t mask = 0;
 
 	poll_wait(file, &c->wq, wait);
-	return atomic_read(&c->nr_async_done) > 0 ? EPOLLPRI : 0;
+	if (atomic_read(&c->nr_async_done) > 0)
+		mask |= EPOLLPRI;
+	if (ring && vfsb_ring_readable(ring))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	return mask;
+}
+
+static ssize_t vfsb_read(struct file *file, char __user *buf, size_t count,
+			 loff_t *ppos)
+{
+	struct vfsb_client *c = file->private_data;
+	struct vfsb_ring *ring = READ_ONCE(c->ring);
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (!ring)
+		return -EINVAL;	/* not subscribed */
+	return vfsb_ring_read(ring, buf, count, file->f_flags & O_NONBLOCK);
 }
 
 static int vfsb_open(struct inode *inode, struct file *file)
@@ -104,6 +130,12 @@ static int vfsb_release(struct inode *inode, struct file *file)
 
 	vfsb_client_unwatch_all(c);
 	vfsb_client_drop_async(c);
+	if (c->ring) {
+		/* emitters found the ring through links unwatch removed */
+		synchronize_rcu();
+		vfsb_ring_free(c->ring);
+		c->ring = NULL;
+	}
 	vfsb_client_put(c);
 	return 0;
 }
@@ -114,6 +146,7 @@ static const struct file_operations vfsb_fops = {
 	.release = vfsb_release,
 	.unlocked_ioctl = vfsb_ioctl,
 	.poll = vfsb_poll,
+	.read = vfsb_read,
 	.compat_ioctl = compat_ptr_ioctl,
 };
 

@@ -302,12 +302,6 @@ static void notrace vfsb_ft_complete(unsigned long ip, unsigned long pip,
 	ftrace_test_recursion_unlock(bit);
 }
 
-struct vfsb_ft_def {
-	const char *symbol;
-	ftrace_func_t func;
-	bool optional;
-};
-
 static const struct vfsb_ft_def vfsb_ft_defs[] = {
 	{ "mnt_drop_write", vfsb_ft_drop_write },
 	{ "mnt_drop_write_file", vfsb_ft_drop_write_file },
@@ -323,7 +317,19 @@ struct vfsb_ftrace_hook {
 	bool registered;
 };
 
-static struct vfsb_ftrace_hook vfsb_fts[ARRAY_SIZE(vfsb_ft_defs)];
+/* the barrier's own hooks, then the record emission hooks (emit.c) */
+#define VFSB_NR_FTS (ARRAY_SIZE(vfsb_ft_defs) + VFSB_MAX_EMIT_FTS)
+#define VFSB_MAX_EMIT_FTS 24
+
+static struct vfsb_ftrace_hook vfsb_fts[VFSB_NR_FTS];
+
+static const struct vfsb_ft_def *vfsb_ft_def_at(size_t i)
+{
+	if (i < ARRAY_SIZE(vfsb_ft_defs))
+		return &vfsb_ft_defs[i];
+	i -= ARRAY_SIZE(vfsb_ft_defs);
+	return i < vfsb_emit_ft_count ? &vfsb_emit_ft_defs[i] : NULL;
+}
 
 static int vfsb_ft_register(struct vfsb_ftrace_hook *h,
 			    const struct vfsb_ft_def *def)
@@ -374,16 +380,21 @@ static int vfsb_hooks_register(void)
 	int ret;
 
 	/* the closing side first, so that no opened section lacks it */
+	if (WARN_ON(vfsb_emit_ft_count > VFSB_MAX_EMIT_FTS))
+		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(vfsb_fts); i++) {
-		ret = vfsb_ft_register(&vfsb_fts[i], &vfsb_ft_defs[i]);
-		if (ret && vfsb_ft_defs[i].optional) {
+		const struct vfsb_ft_def *def = vfsb_ft_def_at(i);
+
+		if (!def)
+			break;
+		ret = vfsb_ft_register(&vfsb_fts[i], def);
+		if (ret && def->optional) {
 			pr_info("%s not hooked on this kernel (%d)\n",
-				vfsb_ft_defs[i].symbol, ret);
+				def->symbol, ret);
 			continue;
 		}
 		if (ret) {
-			pr_err("ftrace hook on %s failed: %d\n",
-			       vfsb_ft_defs[i].symbol, ret);
+			pr_err("ftrace hook on %s failed: %d\n", def->symbol, ret);
 			goto fail;
 		}
 	}

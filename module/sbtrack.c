@@ -25,7 +25,8 @@ static DEFINE_MUTEX(vfsb_sb_mutex);	/* table writers */
 /* On while any superblock is watched: unwatched systems pay one NOP. */
 DEFINE_STATIC_KEY_FALSE(vfsb_watching);
 
-static struct vfsb_sb *vfsb_sb_find_rcu(struct super_block *sb)
+/* The live tracking of sb; caller in an RCU read-side section. */
+struct vfsb_sb *vfsb_sb_lookup_rcu(struct super_block *sb)
 {
 	struct vfsb_sb *vsb;
 
@@ -44,7 +45,7 @@ bool vfsb_section_begin(struct super_block *sb, struct vfsb_section *s,
 	if (!static_branch_unlikely(&vfsb_watching) || !sb)
 		return false;
 	rcu_read_lock();
-	vsb = vfsb_sb_find_rcu(sb);
+	vsb = vfsb_sb_lookup_rcu(sb);
 	if (vsb) {
 		s->vsb = vsb;
 		s->async = async;
@@ -75,7 +76,7 @@ void vfsb_sb_missed(struct super_block *sb)
 	struct vfsb_sb *vsb;
 
 	rcu_read_lock();
-	vsb = vfsb_sb_find_rcu(sb);
+	vsb = vfsb_sb_lookup_rcu(sb);
 	if (vsb)
 		atomic64_inc(&vsb->missed);
 	rcu_read_unlock();
@@ -147,6 +148,8 @@ struct vfsb_sb *vfsb_sb_get_or_create(struct super_block *sb)
 	vsb->dev = sb->s_dev;
 	strscpy(vsb->fstype, sb->s_type->name, sizeof(vsb->fstype));
 	refcount_set(&vsb->ref, 1);
+	spin_lock_init(&vsb->subs_lock);
+	INIT_LIST_HEAD(&vsb->subs);
 	INIT_WORK(&vsb->free_work, vfsb_sb_free_work);
 	__module_get(THIS_MODULE);
 	hash_add_rcu(vfsb_sb_table, &vsb->hnode, (unsigned long)sb);
@@ -190,6 +193,31 @@ int vfsb_sb_for_each(int (*fn)(struct vfsb_sb *vsb, void *arg), void *arg)
 	return ret;
 }
 
+/* Puts ring on vsb's subscriber list. */
+int vfsb_sb_link(struct vfsb_sb *vsb, struct vfsb_ring *ring,
+		 struct vfsb_sub_link **out)
+{
+	struct vfsb_sub_link *l = kzalloc(sizeof(*l), GFP_KERNEL_ACCOUNT);
+
+	if (!l)
+		return -ENOMEM;
+	l->ring = ring;
+	spin_lock(&vsb->subs_lock);
+	list_add_tail_rcu(&l->node, &vsb->subs);
+	spin_unlock(&vsb->subs_lock);
+	*out = l;
+	return 0;
+}
+
+/* Emitters may still see the link until a grace period has passed. */
+void vfsb_sb_unlink(struct vfsb_sb *vsb, struct vfsb_sub_link *l)
+{
+	spin_lock(&vsb->subs_lock);
+	list_del_rcu(&l->node);
+	spin_unlock(&vsb->subs_lock);
+	kfree_rcu(l, rcu);
+}
+
 void vfsb_sb_get(struct vfsb_sb *vsb)
 {
 	refcount_inc(&vsb->ref);
@@ -220,7 +248,7 @@ void vfsb_sb_shutdown(struct super_block *sb)
 	struct vfsb_sb *vsb;
 
 	rcu_read_lock();
-	vsb = vfsb_sb_find_rcu(sb);
+	vsb = vfsb_sb_lookup_rcu(sb);
 	if (vsb)
 		WRITE_ONCE(vsb->dead, true);
 	rcu_read_unlock();

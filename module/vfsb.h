@@ -6,6 +6,7 @@
 #define VFSB_H
 
 #include <linux/fs.h>
+#include <linux/ftrace.h>
 #include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -44,7 +45,18 @@ struct vfsb_sb {
 	atomic64_t barriers;
 	atomic64_t barrier_wait_ns;
 	atomic64_t missed;
+	atomic64_t records;
+	atomic64_t records_lost;
+	spinlock_t subs_lock;		/* subs writers */
+	struct list_head subs;		/* struct vfsb_sub_link, RCU readers */
 	struct work_struct free_work;
+};
+
+/* A subscriber's ring on a superblock's list: one per (watch, ring). */
+struct vfsb_sub_link {
+	struct list_head node;
+	struct vfsb_ring *ring;
+	struct rcu_head rcu;
 };
 
 /*
@@ -58,6 +70,8 @@ struct vfsb_section {
 	bool async;
 };
 
+struct vfsb_ring;
+
 /* One open file of /dev/vfsbarrier. */
 struct vfsb_client {
 	refcount_t ref;			/* the file + pending async barriers */
@@ -69,13 +83,26 @@ struct vfsb_client {
 	unsigned int nr_async;
 	atomic_t nr_async_done;		/* completed, not yet polled */
 	u64 next_cookie;
-	wait_queue_head_t wq;
+	wait_queue_head_t wq;		/* records (POLLIN), barriers (POLLPRI) */
+	struct vfsb_ring *ring;		/* set once by VFSB_IOC_SUBSCRIBE */
+	u64 journal_id;
 };
 
 struct vfsb_watch_ent {
 	struct list_head node;
 	struct vfsb_sb *vsb;
+	struct vfsb_sub_link *link;	/* when the client subscribed */
 };
+
+/* An ftrace hook: where, what to call, whether a kernel may lack it. */
+struct vfsb_ft_def {
+	const char *symbol;
+	ftrace_func_t func;
+	bool optional;
+};
+
+extern const struct vfsb_ft_def vfsb_emit_ft_defs[];
+extern const size_t vfsb_emit_ft_count;
 
 #define VFSB_MAX_WATCHES 1024
 
@@ -85,6 +112,10 @@ DECLARE_STATIC_KEY_FALSE(vfsb_watching);
 /* sbtrack.c: the table of watched superblocks and their sections. */
 struct vfsb_sb *vfsb_sb_get_or_create(struct super_block *sb);
 struct vfsb_sb *vfsb_sb_find_get(struct super_block *sb);
+struct vfsb_sb *vfsb_sb_lookup_rcu(struct super_block *sb);
+int vfsb_sb_link(struct vfsb_sb *vsb, struct vfsb_ring *ring,
+		 struct vfsb_sub_link **out);
+void vfsb_sb_unlink(struct vfsb_sb *vsb, struct vfsb_sub_link *l);
 int vfsb_sb_for_each(int (*fn)(struct vfsb_sb *vsb, void *arg), void *arg);
 void vfsb_sb_get(struct vfsb_sb *vsb);
 void vfsb_sb_put(struct vfsb_sb *vsb);
@@ -118,6 +149,7 @@ long vfsb_ioc_watch(struct vfsb_client *c, void __user *arg);
 long vfsb_ioc_unwatch(struct vfsb_client *c, void __user *arg);
 long vfsb_ioc_list(struct vfsb_client *c, void __user *arg);
 long vfsb_ioc_stats(struct vfsb_client *c, void __user *arg);
+long vfsb_ioc_subscribe(struct vfsb_client *c, void __user *arg);
 struct vfsb_sb *vfsb_fd_tracking(int fd);
 void vfsb_client_unwatch_all(struct vfsb_client *c);
 

@@ -8,6 +8,7 @@
 #include <linux/uaccess.h>
 #include <uapi/linux/vfsbarrier.h>
 
+#include "records.h"
 #include "vfsb.h"
 
 /* Called with c->lock held. */
@@ -73,6 +74,14 @@ long vfsb_ioc_watch(struct vfsb_client *c, void __user *arg)
 		ret = PTR_ERR(vsb);
 		goto out;
 	}
+	if (c->ring) {
+		ret = vfsb_sb_link(vsb, c->ring, &e->link);
+		if (ret) {
+			vfsb_sb_put(vsb);
+			kfree(e);
+			goto out;
+		}
+	}
 	atomic_inc(&vsb->watchers);
 	e->vsb = vsb;
 	list_add_tail(&e->node, &c->watches);
@@ -89,6 +98,8 @@ static void vfsb_drop_ent(struct vfsb_client *c, struct vfsb_watch_ent *e)
 {
 	list_del(&e->node);
 	c->nr_watches--;
+	if (e->link)
+		vfsb_sb_unlink(e->vsb, e->link);
 	atomic_dec(&e->vsb->watchers);
 	vfsb_sb_put(e->vsb);
 	kfree(e);
@@ -194,6 +205,8 @@ static void vfsb_fill_stats(struct vfsb_sb *vsb, struct vfsb_sb_stats *st)
 	st->barriers = atomic64_read(&vsb->barriers);
 	st->barrier_wait_ns = atomic64_read(&vsb->barrier_wait_ns);
 	st->missed = atomic64_read(&vsb->missed);
+	st->records = atomic64_read(&vsb->records);
+	st->records_lost = atomic64_read(&vsb->records_lost);
 	if (READ_ONCE(vsb->dead))
 		st->flags |= VFSB_STATS_UNMOUNTED;
 }
@@ -236,4 +249,56 @@ long vfsb_ioc_stats(struct vfsb_client *c, void __user *arg)
 	f.req.count = f.i;
 	f.req.entry_size = sizeof(struct vfsb_sb_stats);
 	return copy_to_user(arg, &f.req, sizeof(f.req)) ? -EFAULT : 0;
+}
+
+/*
+ * Gives this opener a record ring, linked to every superblock it watches
+ * now or later. Once per open file.
+ */
+long vfsb_ioc_subscribe(struct vfsb_client *c, void __user *arg)
+{
+	struct vfsb_watch_ent *e;
+	struct vfsb_subscribe sub;
+	struct vfsb_ring *ring;
+	long ret = 0;
+
+	if (copy_from_user(&sub, arg, sizeof(sub)))
+		return -EFAULT;
+	if (sub.reserved || (sub.flags & ~VFSB_SUB_FLAGS) ||
+	    (sub.reasons & ~VFSB_R_ALL))
+		return -EINVAL;
+	mutex_lock(&c->lock);
+	if (c->ring) {
+		ret = -EBUSY;
+		goto out;
+	}
+	ring = vfsb_ring_alloc(&sub, &c->wq);
+	if (IS_ERR(ring)) {
+		ret = PTR_ERR(ring);
+		goto out;
+	}
+	list_for_each_entry(e, &c->watches, node) {
+		ret = vfsb_sb_link(e->vsb, ring, &e->link);
+		if (ret)
+			break;
+	}
+	if (ret) {
+		list_for_each_entry(e, &c->watches, node) {
+			if (e->link)
+				vfsb_sb_unlink(e->vsb, e->link);
+			e->link = NULL;
+		}
+		synchronize_rcu();
+		vfsb_ring_free(ring);
+		goto out;
+	}
+	c->journal_id = vfsb_journal_id();
+	sub.journal_id = c->journal_id;
+	/* published last: read() and poll() look at it without c->lock */
+	smp_store_release(&c->ring, ring);
+	if (copy_to_user(arg, &sub, sizeof(sub)))
+		ret = -EFAULT;	/* subscribed all the same */
+out:
+	mutex_unlock(&c->lock);
+	return ret;
 }

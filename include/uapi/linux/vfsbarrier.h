@@ -32,6 +32,7 @@ struct vfsb_version {
 
 #define VFSB_FEAT_BARRIER	(1U << 0)	/* watch/barrier ioctls work */
 #define VFSB_FEAT_ASYNC_BARRIER	(1U << 1)	/* BARRIER_START/POLL work */
+#define VFSB_FEAT_RECORDS	(1U << 2)	/* SUBSCRIBE and read() work */
 
 /*
  * VFSB_IOC_WATCH / VFSB_IOC_UNWATCH: fd names any file or directory on
@@ -120,6 +121,8 @@ struct vfsb_sb_stats {
 	__u64 barriers;			/* completed barriers */
 	__u64 barrier_wait_ns;		/* total time callers waited */
 	__u64 missed;			/* writes the hooks could not bracket */
+	__u64 records;			/* records emitted (to any subscriber) */
+	__u64 records_lost;		/* dropped on full rings (all reported) */
 };
 
 /* The filesystem was unmounted: no new sections; close or unwatch. */
@@ -133,6 +136,130 @@ struct vfsb_stats {
 	__u64 entries_ptr;	/* in: user pointer to entries */
 };
 
+/*
+ * ---- Pre-modify records ----
+ *
+ * VFSB_IOC_SUBSCRIBE gives this open file a ring of records about the
+ * superblocks it watches. Each record is announced inside the write
+ * section of its operation and before the change is made, so: read a
+ * batch, call VFSB_IOC_BARRIER, and every change the batch announced is
+ * complete. read() returns whole records only (a buffer too small for
+ * the next one: -EINVAL); poll() reports POLLIN while records wait;
+ * O_NONBLOCK gives -EAGAIN. The write path never waits for a reader: a
+ * full ring drops records, and the next record read is a
+ * VFSB_REC_OVERFLOW telling exactly how many were lost and on which
+ * filesystems (rescan those). Nothing is lost silently.
+ */
+struct vfsb_subscribe {
+	__u32 ring_bytes;	/* in: 0 = VFSB_RING_DEFAULT */
+	__u32 reasons;		/* in: VFSB_R_* to deliver, 0 = all */
+	__u32 flags;		/* in: VFSB_SUB_* */
+	__u32 reserved;		/* must be 0 */
+	__u64 journal_id;	/* out: identifies this stream (cf. USN journal id) */
+};
+
+#define VFSB_RING_MIN		(16U << 10)
+#define VFSB_RING_DEFAULT	(1U << 20)
+#define VFSB_RING_MAX		(64U << 20)
+
+/*
+ * Coalescing: a record whose (parent directory, reasons) this subscriber
+ * was already given since its last barrier (its own VFSB_IOC_BARRIER or
+ * BARRIER_START: the epoch boundary) is dropped, deliberately and not
+ * counted as lost: enough for "which directories changed" journals.
+ */
+#define VFSB_SUB_COALESCE	(1U << 0)
+#define VFSB_SUB_FLAGS		VFSB_SUB_COALESCE
+
+/* Reasons, in the spirit of NTFS USN reasons. */
+#define VFSB_R_CREATE		(1U << 0)	/* create, mkdir, mknod, symlink */
+#define VFSB_R_DELETE		(1U << 1)	/* unlink, rmdir */
+#define VFSB_R_RENAME_FROM	(1U << 2)
+#define VFSB_R_RENAME_TO	(1U << 3)
+#define VFSB_R_HARDLINK		(1U << 4)
+#define VFSB_R_ATTRIB		(1U << 5)	/* chmod, chown, utimes */
+#define VFSB_R_TRUNCATE		(1U << 6)
+#define VFSB_R_XATTR		(1U << 7)	/* set or remove */
+#define VFSB_R_DATA_WRITE	(1U << 8)	/* write & co, fallocate, copy, clone */
+#define VFSB_R_MMAP_WRITE	(1U << 9)	/* a shared mapping's page made writable */
+#define VFSB_R_ALL		0x3ffU
+
+#define VFSB_REC_CHANGE		1
+#define VFSB_REC_OVERFLOW	2
+
+/* Record flags */
+#define VFSB_RECF_DIR		(1U << 0)	/* the object is a directory */
+#define VFSB_RECF_NO_HANDLE	(1U << 1)	/* fs cannot encode handles here: use ino/gen */
+#define VFSB_RECF_EXCHANGE	(1U << 2)	/* RENAME_EXCHANGE: both names swapped */
+#define VFSB_RECF_MORE_DEVS	(1U << 3)	/* overflow: more devs than listed */
+
+/*
+ * Every record starts with this header; size covers the header and the
+ * items that follow it, and is a multiple of 8. header_size lets the
+ * header grow: readers skip what they do not know.
+ */
+struct vfsb_record {
+	__u32 size;
+	__u16 type;		/* VFSB_REC_* */
+	__u16 header_size;	/* sizeof(struct vfsb_record) of the writer */
+	__u64 seq;		/* per subscriber, strictly increasing; lost ones count */
+	__u64 time_ns;		/* CLOCK_MONOTONIC */
+	__u32 dev;		/* st_dev of the filesystem */
+	__u32 reasons;		/* VFSB_R_* */
+	__u8 fs_uuid[16];	/* the superblock's s_uuid (zero if it has none) */
+	__u64 cookie;		/* pairs RENAME_FROM with RENAME_TO; else 0 */
+	__u64 offset;		/* data writes: the byte range */
+	__u64 length;
+	__u64 lost;		/* VFSB_REC_OVERFLOW: records lost */
+	__u64 ino;		/* the object's inode number (0: none yet) */
+	__u32 generation;	/* and generation */
+	__u32 flags;		/* VFSB_RECF_* */
+	__u64 parent_ino;	/* the parent directory's inode number */
+	__u32 pid;		/* writer: thread group id, thread id, uid */
+	__u32 tid;
+	__u32 uid;
+	__u32 nr_items;		/* items after the header */
+};
+
+/*
+ * Items follow the header, each 8-byte aligned: a struct vfsb_rec_item
+ * and len bytes of payload.
+ *  PARENT_FH, OBJECT_FH: a struct file_handle (handle_bytes, handle_type,
+ *     f_handle) as open_by_handle_at() takes it.
+ *  NAME: the entry name, no NUL.
+ *  DEVS (overflow): __u32 devs of the filesystems that lost records.
+ */
+struct vfsb_rec_item {
+	__u16 type;
+	__u16 len;
+	__u32 reserved;
+};
+
+#define VFSB_ITEM_PARENT_FH	1
+#define VFSB_ITEM_OBJECT_FH	2
+#define VFSB_ITEM_NAME		3
+#define VFSB_ITEM_DEVS		4
+
+/* Walking a record's items (rec points at a whole record). */
+#define VFSB_ITEM_ALIGN(len)	(((len) + 7U) & ~7U)
+static inline struct vfsb_rec_item *vfsb_rec_first_item(struct vfsb_record *rec)
+{
+	return (struct vfsb_rec_item *)((char *)rec + rec->header_size);
+}
+
+static inline struct vfsb_rec_item *vfsb_rec_next_item(struct vfsb_rec_item *it)
+{
+	return (struct vfsb_rec_item *)((char *)(it + 1) + VFSB_ITEM_ALIGN(it->len));
+}
+
+static inline void *vfsb_item_data(struct vfsb_rec_item *it)
+{
+	return it + 1;
+}
+
+/* The largest record: header, two handles, a name, padding. */
+#define VFSB_RECORD_MAX		1024
+
 #define VFSB_IOC_GET_VERSION	_IOR(VFSB_IOC_MAGIC, 0x00, struct vfsb_version)
 #define VFSB_IOC_WATCH		_IOWR(VFSB_IOC_MAGIC, 0x01, struct vfsb_watch)
 #define VFSB_IOC_UNWATCH	_IOWR(VFSB_IOC_MAGIC, 0x02, struct vfsb_watch)
@@ -141,5 +268,6 @@ struct vfsb_stats {
 #define VFSB_IOC_BARRIER_START	_IOWR(VFSB_IOC_MAGIC, 0x05, struct vfsb_barrier_start)
 #define VFSB_IOC_BARRIER_POLL	_IOWR(VFSB_IOC_MAGIC, 0x06, struct vfsb_barrier_poll)
 #define VFSB_IOC_STATS		_IOWR(VFSB_IOC_MAGIC, 0x07, struct vfsb_stats)
+#define VFSB_IOC_SUBSCRIBE	_IOWR(VFSB_IOC_MAGIC, 0x08, struct vfsb_subscribe)
 
 #endif /* _UAPI_LINUX_VFSBARRIER_H */

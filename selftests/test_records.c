@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pre-modify record stream: what each operation announces, that it
+ * is announced before the change, overflow accounting, filters,
+ * coalescing, bad input.
+ */
+#define _GNU_SOURCE
+#include <linux/fs.h>
+#include <sys/xattr.h>
+
+#include "fuse_hold.h"
+#include "uffd_hold.h"
+#include "vfsb_records.h"
+#include "kselftest_harness.h"
+
+#define DIR_R "/tmp/vb-rec"
+#define DIR_F "/tmp/vb-fuse"
+#define DIR_L "/tmp/vb-lower"
+#define DIR_O "/tmp/vb-ovl"
+
+static struct rec_batch batch;
+
+FIXTURE(rec) {
+	int dev;
+	int mnt;	/* for open_by_handle_at */
+};
+
+FIXTURE_SETUP(rec)
+{
+	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_R));
+	self->dev = vfsb_open();
+	ASSERT_LE(0, self->dev);
+	ASSERT_EQ(0, vfsb_watch_path(self->dev, DIR_R));
+	ASSERT_EQ(0, vfsb_subscribe(self->dev, 0, 0, 0));
+	self->mnt = open(DIR_R, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, self->mnt);
+}
+
+FIXTURE_TEARDOWN(rec)
+{
+	close(self->mnt);
+	close(self->dev);
+	umount2(DIR_R, MNT_DETACH);
+}
+
+static int touch(const char *path)
+{
+	int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+TEST_F(rec, each_operation_announces_itself)
+{
+	struct vfsb_record *r;
+	long long dino;
+	__u64 last = 0;
+	char nb[256];
+	int fd, i, from, to;
+
+	ASSERT_EQ(0, mkdir(DIR_R "/d", 0755));
+	dino = ino_of(DIR_R "/d");
+	ASSERT_EQ(0, touch(DIR_R "/d/f"));
+	fd = open(DIR_R "/d/f", O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(5, pwrite(fd, "hello", 5, 100));
+	close(fd);
+	ASSERT_EQ(0, rename(DIR_R "/d/f", DIR_R "/g"));
+	ASSERT_EQ(0, chmod(DIR_R "/g", 0600));
+	ASSERT_EQ(0, truncate(DIR_R "/g", 7));
+	ASSERT_EQ(0, setxattr(DIR_R "/g", "trusted.t", "v", 1, 0));
+	ASSERT_EQ(0, link(DIR_R "/g", DIR_R "/d/h"));
+	ASSERT_EQ(0, unlink(DIR_R "/d/h"));
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+
+	for (i = 0; i < batch.n; i++) {
+		EXPECT_EQ(VFSB_REC_CHANGE, batch.rec[i]->type);
+		EXPECT_LT(last, batch.rec[i]->seq) TH_LOG("seq not increasing at %d", i);
+		last = batch.rec[i]->seq;
+		EXPECT_EQ(0, batch.rec[i]->size % 8);
+	}
+	/* mkdir d: CREATE|DIR in the root, parent handle resolves to it */
+	i = rec_find(&batch, VFSB_R_CREATE, "d");
+	ASSERT_LE(0, i);
+	r = batch.rec[i];
+	EXPECT_TRUE(r->flags & VFSB_RECF_DIR);
+	EXPECT_EQ(ino_of(DIR_R), r->parent_ino);
+	EXPECT_EQ(ino_of(DIR_R), rec_resolve_ino(r, VFSB_ITEM_PARENT_FH, self->mnt));
+	/* create f in d */
+	i = rec_find(&batch, VFSB_R_CREATE, "f");
+	ASSERT_LE(0, i);
+	EXPECT_EQ(dino, batch.rec[i]->parent_ino);
+	EXPECT_EQ(dino, rec_resolve_ino(batch.rec[i], VFSB_ITEM_PARENT_FH, self->mnt));
+	/* the write: range, object handle */
+	i = rec_find(&batch, VFSB_R_DATA_WRITE, NULL);
+	ASSERT_LE(0, i);
+	r = batch.rec[i];
+	EXPECT_EQ(100, r->offset);
+	EXPECT_EQ(5, r->length);
+	EXPECT_EQ(dino, r->parent_ino);
+	EXPECT_EQ(ino_of(DIR_R "/g"), r->ino);
+	EXPECT_EQ(ino_of(DIR_R "/g"), rec_resolve_ino(r, VFSB_ITEM_OBJECT_FH, self->mnt));
+	/* rename: FROM (d, f) and TO (root, g) share a cookie */
+	from = rec_find(&batch, VFSB_R_RENAME_FROM, "f");
+	to = rec_find(&batch, VFSB_R_RENAME_TO, "g");
+	ASSERT_LE(0, from);
+	ASSERT_LE(0, to);
+	EXPECT_NE(0, batch.rec[from]->cookie);
+	EXPECT_EQ(batch.rec[from]->cookie, batch.rec[to]->cookie);
+	EXPECT_EQ(dino, batch.rec[from]->parent_ino);
+	EXPECT_EQ(ino_of(DIR_R), batch.rec[to]->parent_ino);
+	EXPECT_EQ(batch.rec[from]->ino, batch.rec[to]->ino);
+	/* attributes, truncate, xattr, link, unlink */
+	EXPECT_LE(0, rec_find(&batch, VFSB_R_ATTRIB, "g"));
+	i = rec_find(&batch, VFSB_R_TRUNCATE, "g");
+	ASSERT_LE(0, i);
+	EXPECT_EQ(7, batch.rec[i]->offset);
+	EXPECT_LE(0, rec_find(&batch, VFSB_R_XATTR, "g"));
+	EXPECT_LE(0, rec_find(&batch, VFSB_R_HARDLINK, "h"));
+	i = rec_find(&batch, VFSB_R_DELETE, "h");
+	ASSERT_LE(0, i);
+	EXPECT_EQ(dino, batch.rec[i]->parent_ino);
+	/* writer identity */
+	EXPECT_EQ(getpid(), batch.rec[0]->pid);
+	EXPECT_EQ(0, batch.rec[0]->uid);
+	TH_LOG("%d records, last %s", batch.n,
+	       rec_name(batch.rec[batch.n - 1], nb, sizeof(nb)));
+}
+
+TEST_F(rec, rename_exchange_and_rmdir)
+{
+	int i;
+
+	ASSERT_EQ(0, touch(DIR_R "/a"));
+	ASSERT_EQ(0, mkdir(DIR_R "/b", 0755));
+	ASSERT_EQ(0, renameat2(AT_FDCWD, DIR_R "/a", AT_FDCWD, DIR_R "/b",
+			       RENAME_EXCHANGE));
+	ASSERT_EQ(0, rmdir(DIR_R "/a"));
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	i = rec_find(&batch, VFSB_R_RENAME_FROM | VFSB_R_RENAME_TO, "a");
+	ASSERT_LE(0, i);
+	EXPECT_TRUE(batch.rec[i]->flags & VFSB_RECF_EXCHANGE);
+	i = rec_find(&batch, VFSB_R_DELETE, "a");
+	ASSERT_LE(0, i);
+	EXPECT_TRUE(batch.rec[i]->flags & VFSB_RECF_DIR);
+}
+
+/* The record is readable while the write it announces is still held. */
+TEST_F(rec, announced_before_the_data_changes)
+{
+	struct uffd_hold h;
+	struct stat st;
+	int fd, i;
+
+	fd = open(DIR_R "/held", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	ASSERT_EQ(0, uffd_hold_start(&h, fd));
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	i = rec_find(&batch, VFSB_R_DATA_WRITE, NULL);
+	ASSERT_LE(0, i);
+	EXPECT_EQ(h.page, batch.rec[i]->length);
+	/* the change has not happened yet */
+	ASSERT_EQ(0, stat(DIR_R "/held", &st));
+	EXPECT_EQ(0, st.st_size);
+	EXPECT_FALSE(uffd_hold_done(&h));
+	/* the protocol: batch read, barrier waits, then the change is there */
+	EXPECT_EQ(-ETIMEDOUT, vfsb_barrier_path(self->dev, DIR_R, 0, 100));
+	EXPECT_EQ((ssize_t)h.page, uffd_hold_release(&h));
+	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_R, 0, 0));
+	ASSERT_EQ(0, stat(DIR_R "/held", &st));
+	EXPECT_EQ(h.page, st.st_size);
+	close(fd);
+}
+
+TEST_F(rec, two_subscribers_get_the_full_stream)
+{
+	int dev2 = vfsb_open(), n1, i;
+
+	ASSERT_LE(0, dev2);
+	ASSERT_EQ(0, vfsb_watch_path(dev2, DIR_R));
+	ASSERT_EQ(0, vfsb_subscribe(dev2, 0, 0, 0));
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	for (i = 0; i < 50; i++) {
+		char p[64];
+
+		snprintf(p, sizeof(p), DIR_R "/s%d", i);
+		ASSERT_EQ(0, touch(p));
+	}
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	n1 = batch.n;
+	ASSERT_EQ(0, rec_drain(dev2, &batch));
+	EXPECT_EQ(50, n1);
+	EXPECT_EQ(50, batch.n);
+	close(dev2);
+}
+
+TEST(filters_and_coalescing)
+{
+	int devf, devc, i;
+
+	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_R));
+	ASSERT_EQ(0, mkdir(DIR_R "/d", 0755));
+	devf = vfsb_open();
+	devc = vfsb_open();
+	ASSERT_LE(0, devf);
+	ASSERT_LE(0, devc);
+	ASSERT_EQ(0, vfsb_watch_path(devf, DIR_R));
+	ASSERT_EQ(0, vfsb_watch_path(devc, DIR_R));
+	ASSERT_EQ(0, vfsb_subscribe(devf, 0, VFSB_R_DELETE, 0));
+	ASSERT_EQ(0, vfsb_subscribe(devc, 0, 0, VFSB_SUB_COALESCE));
+	for (i = 0; i < 100; i++) {
+		char p[64];
+
+		snprintf(p, sizeof(p), DIR_R "/d/c%d", i);
+		ASSERT_EQ(0, touch(p));
+	}
+	ASSERT_EQ(0, unlink(DIR_R "/d/c0"));
+	/* the filter passes the one DELETE only */
+	ASSERT_EQ(0, rec_drain(devf, &batch));
+	ASSERT_EQ(1, batch.n);
+	EXPECT_EQ(VFSB_R_DELETE, batch.rec[0]->reasons);
+	/* coalesced: one CREATE in d and one DELETE in d, this epoch */
+	ASSERT_EQ(0, rec_drain(devc, &batch));
+	EXPECT_EQ(2, batch.n);
+	/* after the subscriber's barrier, a new epoch: delivered again */
+	ASSERT_EQ(0, vfsb_barrier_path(devc, DIR_R, 0, 0));
+	ASSERT_EQ(0, touch(DIR_R "/d/after1"));
+	ASSERT_EQ(0, touch(DIR_R "/d/after2"));
+	ASSERT_EQ(0, rec_drain(devc, &batch));
+	ASSERT_EQ(1, batch.n);
+	EXPECT_LE(0, rec_find(&batch, VFSB_R_CREATE, "after1"));
+	close(devf);
+	close(devc);
+	umount2(DIR_R, MNT_DETACH);
+}
+
+/* A small ring and a burst: every operation is delivered or counted. */
+TEST(overflow_counts_every_lost_record)
+{
+	const int n = 3000;
+	long long delivered = 0, lost = 0, overflows = 0;
+	struct stat st;
+	int dev, i, j;
+
+	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_R));
+	ASSERT_EQ(0, stat(DIR_R, &st));
+	dev = vfsb_open();
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_R));
+	ASSERT_EQ(0, vfsb_subscribe(dev, VFSB_RING_MIN, 0, 0));
+	for (i = 0; i < n; i++) {
+		char p[64];
+
+		snprintf(p, sizeof(p), DIR_R "/o%d", i);
+		ASSERT_EQ(0, touch(p));
+		/* read now and then, to lose in several places */
+		if (i % 1000 == 999) {
+			ASSERT_EQ(0, rec_drain(dev, &batch));
+			for (j = 0; j < batch.n; j++) {
+				if (batch.rec[j]->type == VFSB_REC_OVERFLOW) {
+					overflows++;
+					lost += batch.rec[j]->lost;
+				} else {
+					delivered++;
+				}
+			}
+		}
+	}
+	ASSERT_EQ(0, rec_drain(dev, &batch));
+	for (j = 0; j < batch.n; j++) {
+		struct vfsb_rec_item *it;
+
+		if (batch.rec[j]->type != VFSB_REC_OVERFLOW) {
+			delivered++;
+			continue;
+		}
+		overflows++;
+		lost += batch.rec[j]->lost;
+		it = rec_item(batch.rec[j], VFSB_ITEM_DEVS);
+		ASSERT_NE(NULL, it);
+		EXPECT_EQ(4, it->len);
+		EXPECT_EQ(st.st_dev, makedev(major(*(__u32 *)vfsb_item_data(it)),
+					     minor(*(__u32 *)vfsb_item_data(it))));
+	}
+	TH_LOG("%d ops: %lld delivered, %lld lost in %lld overflows",
+	       n, delivered, lost, overflows);
+	EXPECT_LT(0, overflows);
+	EXPECT_EQ(n, delivered + lost);
+	close(dev);
+	umount2(DIR_R, MNT_DETACH);
+}
+
+TEST(bad_input)
+{
+	char buf[16], big[VFSB_RECORD_MAX];
+	struct vfsb_subscribe s = { 0 };
+	int dev = vfsb_open(), fl;
+
+	ASSERT_LE(0, dev);
+	/* reading before subscribing */
+	EXPECT_EQ(-1, read(dev, buf, sizeof(buf)));
+	EXPECT_EQ(EINVAL, errno);
+	s.ring_bytes = VFSB_RING_MAX + 1;
+	EXPECT_EQ(-EINVAL, vfsb_ioctl(dev, VFSB_IOC_SUBSCRIBE, &s));
+	s.ring_bytes = 100;
+	EXPECT_EQ(-EINVAL, vfsb_ioctl(dev, VFSB_IOC_SUBSCRIBE, &s));
+	s.ring_bytes = 0;
+	s.flags = 1U << 9;
+	EXPECT_EQ(-EINVAL, vfsb_ioctl(dev, VFSB_IOC_SUBSCRIBE, &s));
+	s.flags = 0;
+	s.reasons = 1U << 30;
+	EXPECT_EQ(-EINVAL, vfsb_ioctl(dev, VFSB_IOC_SUBSCRIBE, &s));
+	s.reasons = 0;
+	s.reserved = 1;
+	EXPECT_EQ(-EINVAL, vfsb_ioctl(dev, VFSB_IOC_SUBSCRIBE, &s));
+	s.reserved = 0;
+	EXPECT_EQ(-EFAULT, vfsb_ioctl(dev, VFSB_IOC_SUBSCRIBE, NULL));
+	EXPECT_EQ(0, vfsb_ioctl(dev, VFSB_IOC_SUBSCRIBE, &s));
+	EXPECT_NE(0, s.journal_id);
+	EXPECT_EQ(-EBUSY, vfsb_ioctl(dev, VFSB_IOC_SUBSCRIBE, &s));
+	/* empty and non-blocking */
+	fl = fcntl(dev, F_GETFL);
+	fcntl(dev, F_SETFL, fl | O_NONBLOCK);
+	EXPECT_EQ(-1, read(dev, buf, sizeof(buf)));
+	EXPECT_EQ(EINVAL, errno);	/* smaller than a record header */
+	EXPECT_EQ(-1, read(dev, big, sizeof(big)));
+	EXPECT_EQ(EAGAIN, errno);
+	close(dev);
+}
+
+static void *mkdir_thread(void *arg)
+{
+	(void)arg;
+	mkdir(DIR_F "/newdir", 0755);
+	return NULL;
+}
+
+/* The record is readable while a held mkdir has not created anything. */
+TEST(fuse_mkdir_announced_before_it_exists)
+{
+	struct fuse_hold *fh;
+	pthread_t th;
+	struct stat st;
+	int dev, i, nodes;
+
+	mkdir(DIR_F, 0755);
+	fh = fh_mount(DIR_F);
+	ASSERT_NE(NULL, fh);
+	dev = vfsb_open();
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_F));
+	ASSERT_EQ(0, vfsb_subscribe(dev, 0, 0, 0));
+	nodes = fh_live_nodes(fh);
+	ASSERT_EQ(0, fh_hold(fh, FUSE_MKDIR));
+	ASSERT_EQ(0, pthread_create(&th, NULL, mkdir_thread, NULL));
+	ASSERT_EQ(0, fh_wait_held(fh, 20000));
+	ASSERT_EQ(0, rec_drain(dev, &batch));
+	i = rec_find(&batch, VFSB_R_CREATE, "newdir");
+	EXPECT_LE(0, i);
+	/*
+	 * The directory does not exist yet: the server has not made it.
+	 * (A stat would wait for the parent's lock, which mkdir holds.)
+	 */
+	EXPECT_EQ(nodes, fh_live_nodes(fh));
+	EXPECT_EQ(-ETIMEDOUT, vfsb_barrier_path(dev, DIR_F, 0, 100));
+	ASSERT_EQ(0, fh_release(fh));
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, vfsb_barrier_path(dev, DIR_F, 0, 0));
+	EXPECT_EQ(nodes + 1, fh_live_nodes(fh));
+	EXPECT_EQ(0, stat(DIR_F "/newdir", &st));
+	close(dev);
+	fh_umount(fh);
+}
+
+/* overlayfs writes reach the upper layer through vfs_* helpers. */
+TEST(overlayfs_changes_are_recorded_on_the_upper_fs)
+{
+	char opts[256];
+	int dev, i;
+
+	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_R));
+	mkdir(DIR_L, 0755);
+	mkdir(DIR_O, 0755);
+	ASSERT_EQ(0, mkdir(DIR_R "/u", 0755));
+	ASSERT_EQ(0, mkdir(DIR_R "/w", 0755));
+	dev = vfsb_open();
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_R));
+	ASSERT_EQ(0, vfsb_subscribe(dev, 0, 0, 0));
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s/u,workdir=%s/w",
+		 DIR_L, DIR_R, DIR_R);
+	ASSERT_EQ(0, mount("overlay", DIR_O, "overlay", 0, opts));
+	ASSERT_EQ(0, rec_drain(dev, &batch));
+	ASSERT_EQ(0, touch(DIR_O "/via-overlay"));
+	ASSERT_EQ(0, rec_drain(dev, &batch));
+	i = rec_find(&batch, VFSB_R_CREATE, "via-overlay");
+	ASSERT_LE(0, i);
+	EXPECT_EQ(ino_of(DIR_R "/u"), batch.rec[i]->parent_ino);
+	EXPECT_EQ(0, vfsb_in_flight(dev, DIR_R));
+	umount2(DIR_O, MNT_DETACH);
+	close(dev);
+	umount2(DIR_R, MNT_DETACH);
+}
+
+TEST_HARNESS_MAIN
