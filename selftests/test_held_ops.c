@@ -1,0 +1,1081 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The barrier waits for every kind of write operation held in flight:
+ *  - fuse.<op>: a namespace, attribute or data operation on a watched
+ *    FUSE mount whose request the server (fuse_hold.h) holds unanswered;
+ *  - uffd.*: io_uring and Linux AIO writes on a watched tmpfs, held by a
+ *    userfaultfd buffer (the io_uring write faults in an io-wq worker);
+ *  - overlay.*: a write through an overlay whose upper layer is on a
+ *    watched tmpfs (overlay itself unwatched, then watched too).
+ * While the operation is held, an async barrier stays PENDING and a sync
+ * barrier times out, while other operations on the same filesystem
+ * complete; once it is released, a sync barrier completes and the async
+ * one reports DONE. "Held" is proven by fh_wait_held() or the uffd fault
+ * message, never by sleeping; the only timeouts bound broken runs.
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <linux/aio_abi.h>
+#include <linux/io_uring.h>
+
+#include "fuse_hold.h"
+#include "uffd_hold.h"
+#include "kselftest_harness.h"
+
+#define HOLD_TIMEOUT_MS	20000	/* bounds a broken run only */
+#define POLL_BOUND_MS	30000	/* likewise */
+#define SHORT_MS	200	/* the sync barrier that must time out */
+
+#define DIR_FUSE	"/tmp/vh-fuse"
+#define DIR_TMPFS	"/tmp/vh-tmpfs"
+#define DIR_LOWER	"/tmp/vh-lower"
+#define DIR_UPPER	"/tmp/vh-upper"
+#define DIR_MERGED	"/tmp/vh-merged"
+
+#define ULL(x) ((unsigned long long)(x))
+
+/* ---- raw io_uring and AIO (no liburing: static, dependency-free) ---- */
+
+struct ring {
+	bool up;
+	int fd;
+	void *sq_map, *cq_map;
+	size_t sq_len, cq_len, sqes_len;
+	unsigned int *sq_tail, *sq_mask, *sq_array;
+	unsigned int *cq_head, *cq_tail, *cq_mask;
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqes;
+};
+
+static void ring_exit(struct ring *r)
+{
+	if (!r->up)
+		return;
+	if (r->sqes && r->sqes != MAP_FAILED)
+		munmap(r->sqes, r->sqes_len);
+	if (r->cq_map && r->cq_map != MAP_FAILED)
+		munmap(r->cq_map, r->cq_len);
+	if (r->sq_map && r->sq_map != MAP_FAILED)
+		munmap(r->sq_map, r->sq_len);
+	close(r->fd);
+	memset(r, 0, sizeof(*r));
+}
+
+static int ring_init(struct ring *r)
+{
+	struct io_uring_params p;
+	char *sq, *cq;
+
+	memset(&p, 0, sizeof(p));
+	memset(r, 0, sizeof(*r));
+	r->fd = syscall(__NR_io_uring_setup, 8, &p);
+	if (r->fd < 0)
+		return -errno;
+	r->up = true;
+	r->sq_len = p.sq_off.array + p.sq_entries * sizeof(__u32);
+	r->cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	if ((p.features & IORING_FEAT_SINGLE_MMAP) && r->cq_len > r->sq_len)
+		r->sq_len = r->cq_len;
+	sq = mmap(NULL, r->sq_len, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQ_RING);
+	if (sq == MAP_FAILED)
+		return -errno;
+	r->sq_map = sq;
+	if (p.features & IORING_FEAT_SINGLE_MMAP) {
+		cq = sq;
+	} else {
+		cq = mmap(NULL, r->cq_len, PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_CQ_RING);
+		if (cq == MAP_FAILED)
+			return -errno;
+		r->cq_map = cq;
+	}
+	r->sqes_len = p.sq_entries * sizeof(struct io_uring_sqe);
+	r->sqes = mmap(NULL, r->sqes_len, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQES);
+	if (r->sqes == MAP_FAILED)
+		return -errno;
+	r->sq_tail = (void *)(sq + p.sq_off.tail);
+	r->sq_mask = (void *)(sq + p.sq_off.ring_mask);
+	r->sq_array = (void *)(sq + p.sq_off.array);
+	r->cq_head = (void *)(cq + p.cq_off.head);
+	r->cq_tail = (void *)(cq + p.cq_off.tail);
+	r->cq_mask = (void *)(cq + p.cq_off.ring_mask);
+	r->cqes = (void *)(cq + p.cq_off.cqes);
+	return 0;
+}
+
+/* Submits one SQE and waits for its completion; *res is the CQE's res. */
+static int ring_run(struct ring *r, const struct io_uring_sqe *sqe, int *res)
+{
+	unsigned int tail = *r->sq_tail, idx = tail & *r->sq_mask, head;
+	int ret;
+
+	r->sqes[idx] = *sqe;
+	r->sq_array[idx] = idx;
+	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
+	ret = syscall(__NR_io_uring_enter, r->fd, 1, 1, IORING_ENTER_GETEVENTS,
+		      NULL, 0);
+	if (ret < 0)
+		return -errno;
+	if (ret != 1)
+		return -EIO;
+	for (;;) {
+		head = *r->cq_head;
+		if (head != __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE)) {
+			*res = r->cqes[head & *r->cq_mask].res;
+			__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
+			return 0;
+		}
+		if (syscall(__NR_io_uring_enter, r->fd, 0, 1,
+			    IORING_ENTER_GETEVENTS, NULL, 0) < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+/* A whole io_uring write of len bytes at off: 0 when all were written. */
+static int uring_write(int fd, const void *buf, unsigned int len, __u64 off)
+{
+	struct io_uring_sqe sqe;
+	struct ring r;
+	int res = 0, ret;
+
+	ret = ring_init(&r);
+	if (!ret) {
+		memset(&sqe, 0, sizeof(sqe));
+		sqe.opcode = IORING_OP_WRITE;
+		sqe.fd = fd;
+		sqe.addr = (uintptr_t)buf;
+		sqe.len = len;
+		sqe.off = off;
+		ret = ring_run(&r, &sqe, &res);
+	}
+	ring_exit(&r);
+	if (ret)
+		return ret;
+	return res < 0 ? res : (unsigned int)res == len ? 0 : -EIO;
+}
+
+/* A whole Linux AIO write (io_setup .. io_destroy): 0 when all written. */
+static int aio_write1(int fd, const void *buf, size_t len, off_t off)
+{
+	struct iocb cb, *cbs[1] = { &cb };
+	aio_context_t ctx = 0;
+	struct io_event ev;
+	long n;
+	int ret = 0;
+
+	if (syscall(__NR_io_setup, 4, &ctx))
+		return -errno;
+	memset(&cb, 0, sizeof(cb));
+	cb.aio_fildes = fd;
+	cb.aio_lio_opcode = IOCB_CMD_PWRITE;
+	cb.aio_buf = (uintptr_t)buf;
+	cb.aio_nbytes = len;
+	cb.aio_offset = off;
+	n = syscall(__NR_io_submit, ctx, 1, cbs);
+	if (n != 1) {
+		ret = n < 0 ? -errno : -EIO;
+		goto out;
+	}
+	for (;;) {
+		n = syscall(__NR_io_getevents, ctx, 1, 1, &ev, NULL);
+		if (n == 1)
+			break;
+		if (n < 0 && errno != EINTR) {
+			ret = -errno;
+			goto out;
+		}
+	}
+	ret = ev.res < 0 ? (int)ev.res : (size_t)ev.res == len ? 0 : -EIO;
+out:
+	syscall(__NR_io_destroy, ctx);
+	return ret;
+}
+
+/* ---- an operation run in a thread ---- */
+
+struct ctx {
+	int held;	/* O_PATH fd of the directory the held ops work in */
+	int other;	/* O_PATH fd of a directory they leave alone */
+	int fd;		/* held/f, open read-write */
+	char *buf;	/* data for the io_uring/AIO writes */
+	size_t len;
+};
+
+struct bg {
+	pthread_t thread;
+	bool started;
+	int (*fn)(struct ctx *c);
+	struct ctx *c;
+	int ret;		/* 0 or -errno */
+	atomic_bool done;
+};
+
+static void *bg_main(void *arg)
+{
+	struct bg *b = arg;
+
+	b->ret = b->fn(b->c);
+	atomic_store(&b->done, true);
+	return NULL;
+}
+
+static int bg_start(struct bg *b, int (*fn)(struct ctx *), struct ctx *c)
+{
+	b->fn = fn;
+	b->c = c;
+	b->ret = -EINPROGRESS;
+	atomic_store(&b->done, false);
+	b->started = pthread_create(&b->thread, NULL, bg_main, b) == 0;
+	return b->started ? 0 : -1;
+}
+
+static void bg_join(struct bg *b)
+{
+	if (b->started)
+		pthread_join(b->thread, NULL);
+	b->started = false;
+}
+
+/* ---- the checks shared by every test ---- */
+
+struct held_check {
+	const char *what;	/* the held operation, for messages */
+	__u64 cookie;		/* async barrier started while it is held */
+	bool reaped;		/* it was (wrongly) reported DONE already */
+	struct vfsb_sb_stats at_start;
+};
+
+/*
+ * The operation is held (proven by the caller). Its section is in flight,
+ * so an async barrier stays pending and a sync one times out, while more
+ * work on the same filesystem (other(), may be NULL) completes.
+ */
+static void check_held(struct __test_metadata *_metadata, int dev,
+		       const char *dir, struct held_check *hc,
+		       const struct bg *b,
+		       void (*other)(struct __test_metadata *, void *),
+		       void *other_arg)
+{
+	struct vfsb_sb_stats st, st2;
+
+	ASSERT_EQ(0, vfsb_stats_path(dev, dir, &st));
+	hc->at_start = st;
+	EXPECT_LE(1, st.in_flight)
+		TH_LOG("%s is held but no section is in flight on %s (%s): begun %llu, ended %llu, missed %llu",
+		       hc->what, dir, st.fstype, ULL(st.sections_begun),
+		       ULL(st.sections_ended), ULL(st.missed));
+	hc->cookie = vfsb_barrier_start_path(dev, dir);
+	ASSERT_NE(0, hc->cookie) TH_LOG("BARRIER_START: %s", strerror(errno));
+	hc->reaped = vfsb_barrier_poll(dev, hc->cookie) == VFSB_BARRIER_DONE;
+	EXPECT_FALSE(hc->reaped)
+		TH_LOG("the async barrier completed while %s was held", hc->what);
+	EXPECT_EQ(-ETIMEDOUT, vfsb_barrier_path(dev, dir, 0, SHORT_MS))
+		TH_LOG("the sync barrier on %s did not wait for the held %s",
+		       dir, hc->what);
+	if (other) {
+		other(_metadata, other_arg);
+		ASSERT_EQ(0, vfsb_stats_path(dev, dir, &st2));
+		/* the other work ran in sections of its own, and they ended */
+		EXPECT_LT(st.sections_begun, st2.sections_begun)
+			TH_LOG("the work done beside the held %s began no section", hc->what);
+		EXPECT_EQ(st.in_flight, st2.in_flight)
+			TH_LOG("the work done beside the held %s left sections open", hc->what);
+	}
+	if (b)
+		EXPECT_FALSE(atomic_load(&b->done))
+			TH_LOG("%s returned while it should be held", hc->what);
+	if (!hc->reaped) {
+		hc->reaped = vfsb_barrier_poll(dev, hc->cookie) == VFSB_BARRIER_DONE;
+		EXPECT_FALSE(hc->reaped)
+			TH_LOG("the async barrier completed while %s was held (after the other work)",
+			       hc->what);
+	}
+}
+
+/*
+ * The held operations have completed: every async barrier started while
+ * they were held reports DONE. poll(POLLPRI) is the wait (the bound only
+ * ends a broken run); with several cookies pending, a wakeup may be for
+ * any of them, so each round asks each one still pending.
+ */
+static void wait_done(struct __test_metadata *_metadata, int dev,
+		      struct held_check *const *hcs, int n)
+{
+	int i, left = 0;
+
+	for (i = 0; i < n; i++)
+		left += !hcs[i]->reaped;	/* reaped early: already failed */
+	while (left) {
+		struct pollfd pfd = { .fd = dev, .events = POLLPRI };
+		int progress = 0;
+
+		ASSERT_EQ(1, poll(&pfd, 1, POLL_BOUND_MS))
+			TH_LOG("%d async barrier(s) did not complete within %d ms after %s was released",
+			       left, POLL_BOUND_MS, hcs[0]->what);
+		ASSERT_TRUE(pfd.revents & POLLPRI);
+		for (i = 0; i < n; i++) {
+			int state;
+
+			if (hcs[i]->reaped)
+				continue;
+			state = vfsb_barrier_poll(dev, hcs[i]->cookie);
+			ASSERT_LE(0, state) TH_LOG("BARRIER_POLL: %s", strerror(-state));
+			if (state == VFSB_BARRIER_DONE) {
+				hcs[i]->reaped = true;
+				left--;
+				progress++;
+			}
+		}
+		/* readable means a completed cookie of ours awaits polling */
+		ASSERT_LT(0, progress) TH_LOG("POLLPRI, but no cookie is DONE");
+	}
+	/* a cookie reported done is forgotten */
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(-ENOENT, vfsb_barrier_poll(dev, hcs[i]->cookie));
+}
+
+/* ... and then a sync barrier completes and nothing is left open. */
+static void check_released(struct __test_metadata *_metadata, int dev,
+			   const char *dir, struct held_check *hc)
+{
+	struct vfsb_sb_stats st;
+
+	EXPECT_EQ(0, vfsb_barrier_path(dev, dir, 0, 0));
+	ASSERT_EQ(0, vfsb_stats_path(dev, dir, &st));
+	EXPECT_EQ(0, st.in_flight)
+		TH_LOG("after %s: %llu section(s) still open on %s (begun %llu, ended %llu)",
+		       hc->what, ULL(st.in_flight), dir, ULL(st.sections_begun),
+		       ULL(st.sections_ended));
+	EXPECT_EQ(hc->at_start.missed, st.missed)
+		TH_LOG("the module missed %llu write(s) on %s",
+		       ULL(st.missed - hc->at_start.missed), dir);
+}
+
+/* ================= FUSE: each kind of operation, held ================= */
+
+#define SYS(x) ((x) < 0 ? -errno : 0)
+
+static int full(ssize_t n, size_t want)
+{
+	return n < 0 ? -errno : (size_t)n == want ? 0 : -EIO;
+}
+
+static int op_mkdir(struct ctx *c)
+{
+	return SYS(mkdirat(c->held, "d", 0750));
+}
+
+static int op_create(struct ctx *c)
+{
+	int fd = openat(c->held, "new", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0640);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+static int op_mknod(struct ctx *c)
+{
+	return SYS(mknodat(c->held, "fifo", S_IFIFO | 0600, 0));
+}
+
+static int op_symlink(struct ctx *c)
+{
+	return SYS(symlinkat("f", c->held, "sl"));
+}
+
+static int op_link(struct ctx *c)
+{
+	return SYS(linkat(c->held, "f", c->held, "f2", 0));
+}
+
+static int op_rename(struct ctx *c)
+{
+	return SYS(renameat(c->held, "f", c->held, "g"));
+}
+
+static int op_rename_crossdir(struct ctx *c)
+{
+	return SYS(renameat(c->held, "f", c->held, "sub/f"));
+}
+
+static int op_rename_noreplace(struct ctx *c)
+{
+	return SYS(renameat2(c->held, "f", c->held, "g", RENAME_NOREPLACE));
+}
+
+static int op_chmod(struct ctx *c)
+{
+	return SYS(fchmodat(c->held, "f", 0604, 0));
+}
+
+static int op_truncate(struct ctx *c)
+{
+	return SYS(truncate(DIR_FUSE "/held/f", 2));
+}
+
+static int op_ftruncate(struct ctx *c)
+{
+	return SYS(ftruncate(c->fd, 2));
+}
+
+static int op_setxattr(struct ctx *c)
+{
+	return SYS(setxattr(DIR_FUSE "/held/f", "user.hold", "yes", 3, 0));
+}
+
+static int op_fsetxattr(struct ctx *c)
+{
+	return SYS(fsetxattr(c->fd, "user.hold", "yes", 3, 0));
+}
+
+static int op_removexattr(struct ctx *c)
+{
+	return SYS(fremovexattr(c->fd, "user.pre"));
+}
+
+static int op_unlink(struct ctx *c)
+{
+	return SYS(unlinkat(c->held, "f", 0));
+}
+
+static int op_rmdir(struct ctx *c)
+{
+	return SYS(unlinkat(c->held, "sub", AT_REMOVEDIR));
+}
+
+static int op_write(struct ctx *c)
+{
+	return full(pwrite(c->fd, "WORLD", 5, 5), 5);
+}
+
+static int op_pwritev(struct ctx *c)
+{
+	struct iovec iov[2] = { { "WOR", 3 }, { "LD", 2 } };
+
+	return full(pwritev(c->fd, iov, 2, 5), 5);
+}
+
+static int op_copy_file_range(struct ctx *c)
+{
+	int src = openat(c->held, "src", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (src < 0)
+		return -errno;
+	n = copy_file_range(src, NULL, c->fd, NULL, 5, 0);
+	n = full(n, 5);
+	close(src);
+	return n;
+}
+
+static int op_sendfile(struct ctx *c)
+{
+	int src = openat(c->held, "src", O_RDONLY | O_CLOEXEC);
+	off_t off = 0;
+	int ret;
+
+	if (src < 0)
+		return -errno;
+	ret = full(sendfile(c->fd, src, &off, 5), 5);
+	close(src);
+	return ret;
+}
+
+static int op_fallocate(struct ctx *c)
+{
+	return SYS(fallocate(c->fd, 0, 0, 8192));
+}
+
+static int op_uring_write(struct ctx *c)
+{
+	return uring_write(c->fd, "WORLD", 5, 5);
+}
+
+static int op_aio_write(struct ctx *c)
+{
+	return aio_write1(c->fd, "WORLD", 5, 5);
+}
+
+FIXTURE(fuse) {
+	struct fuse_hold *fh;
+	int dev;
+	struct ctx c;
+	struct bg bg;
+};
+
+FIXTURE_VARIANT(fuse) {
+	uint32_t opcode;		/* the FUSE request to hold */
+	int (*op)(struct ctx *c);	/* runs in a thread: 0 or -errno */
+	const char *what;
+};
+
+#define FUSE_OP(name, opc, desc) \
+	FIXTURE_VARIANT_ADD(fuse, name) { \
+		.opcode = FUSE_##opc, .op = op_##name, .what = desc, \
+	}
+
+FUSE_OP(mkdir, MKDIR, "mkdir (FUSE_MKDIR)");
+FUSE_OP(create, CREATE, "open O_CREAT (FUSE_CREATE)");
+FUSE_OP(mknod, MKNOD, "mknod S_IFIFO (FUSE_MKNOD)");
+FUSE_OP(symlink, SYMLINK, "symlink (FUSE_SYMLINK)");
+FUSE_OP(link, LINK, "link (FUSE_LINK)");
+FUSE_OP(rename, RENAME, "rename (FUSE_RENAME)");
+FUSE_OP(rename_crossdir, RENAME, "rename across directories (FUSE_RENAME)");
+FUSE_OP(rename_noreplace, RENAME2, "renameat2 RENAME_NOREPLACE (FUSE_RENAME2)");
+FUSE_OP(chmod, SETATTR, "chmod (FUSE_SETATTR)");
+FUSE_OP(truncate, SETATTR, "truncate(path) (FUSE_SETATTR)");
+FUSE_OP(ftruncate, SETATTR, "ftruncate(fd) (FUSE_SETATTR)");
+FUSE_OP(setxattr, SETXATTR, "setxattr(path) (FUSE_SETXATTR)");
+FUSE_OP(fsetxattr, SETXATTR, "fsetxattr(fd) (FUSE_SETXATTR)");
+FUSE_OP(removexattr, REMOVEXATTR, "fremovexattr (FUSE_REMOVEXATTR)");
+FUSE_OP(unlink, UNLINK, "unlink (FUSE_UNLINK)");
+FUSE_OP(rmdir, RMDIR, "rmdir (FUSE_RMDIR)");
+FUSE_OP(write, WRITE, "pwrite (FUSE_WRITE)");
+FUSE_OP(pwritev, WRITE, "pwritev (FUSE_WRITE)");
+FUSE_OP(copy_file_range, WRITE, "copy_file_range (FUSE_WRITE)");
+FUSE_OP(sendfile, WRITE, "sendfile (FUSE_WRITE)");
+FUSE_OP(fallocate, FALLOCATE, "fallocate (FUSE_FALLOCATE)");
+FUSE_OP(uring_write, WRITE, "io_uring write (FUSE_WRITE)");
+FUSE_OP(aio_write, WRITE, "Linux AIO write (FUSE_WRITE)");
+
+/* held/ holds f ("hello", user.pre=1, open as c.fd), src ("12345") and
+   the directory sub; other/ is for the work done beside the held op. */
+FIXTURE_SETUP(fuse)
+{
+	struct ctx *c = &self->c;
+	int fd;
+
+	c->held = c->other = c->fd = -1;
+	self->dev = -1;
+	mkdir(DIR_FUSE, 0755);
+	self->fh = fh_mount(DIR_FUSE);
+	ASSERT_NE(NULL, self->fh) TH_LOG("fh_mount: %s", strerror(errno));
+	self->dev = vfsb_open();
+	ASSERT_LE(0, self->dev);
+	ASSERT_EQ(0, vfsb_watch_path(self->dev, DIR_FUSE));
+	ASSERT_EQ(0, mkdir(DIR_FUSE "/held", 0755));
+	ASSERT_EQ(0, mkdir(DIR_FUSE "/other", 0755));
+	c->held = open(DIR_FUSE "/held", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, c->held);
+	c->other = open(DIR_FUSE "/other", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, c->other);
+	ASSERT_EQ(0, mkdirat(c->held, "sub", 0755));
+	c->fd = openat(c->held, "f", O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+	ASSERT_LE(0, c->fd);
+	ASSERT_EQ(5, pwrite(c->fd, "hello", 5, 0));
+	ASSERT_EQ(0, fsetxattr(c->fd, "user.pre", "1", 1, 0));
+	fd = openat(c->held, "src", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(5, write(fd, "12345", 5));
+	close(fd);
+}
+
+/* Also after a failed assertion with the request still held: unmounting
+   answers it, so the thread can be joined. */
+FIXTURE_TEARDOWN(fuse)
+{
+	if (self->c.fd >= 0)
+		close(self->c.fd);
+	if (self->c.held >= 0)
+		close(self->c.held);
+	if (self->c.other >= 0)
+		close(self->c.other);
+	if (self->fh)
+		fh_release(self->fh);
+	bg_join(&self->bg);
+	if (self->dev >= 0)
+		close(self->dev);
+	fh_umount(self->fh);
+}
+
+/* Work in other/ while the request on held/ waits: it all completes. */
+static void fuse_elsewhere(struct __test_metadata *_metadata, void *arg)
+{
+	int dir = *(int *)arg, fd;
+
+	ASSERT_EQ(0, mkdirat(dir, "side", 0755));
+	fd = openat(dir, "side/file", O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(3, pwrite(fd, "abc", 3, 0));
+	EXPECT_EQ(0, fchmod(fd, 0600));
+	EXPECT_EQ(0, fsetxattr(fd, "user.side", "x", 1, 0));
+	EXPECT_EQ(0, fallocate(fd, 0, 0, 4096));
+	close(fd);
+	EXPECT_EQ(0, renameat(dir, "side/file", dir, "side/moved"));
+	EXPECT_EQ(0, unlinkat(dir, "side/moved", 0));
+	EXPECT_EQ(0, unlinkat(dir, "side", AT_REMOVEDIR));
+}
+
+TEST_F_TIMEOUT(fuse, barrier_waits_for_held_op, 120)
+{
+	struct held_check hc = { .what = variant->what };
+
+	ASSERT_EQ(0, fh_hold(self->fh, variant->opcode));
+	ASSERT_EQ(0, bg_start(&self->bg, variant->op, &self->c));
+	ASSERT_EQ(0, fh_wait_held(self->fh, HOLD_TIMEOUT_MS))
+		TH_LOG("%s never sent its request (returned %d)", variant->what,
+		       atomic_load(&self->bg.done) ? self->bg.ret : 1);
+	check_held(_metadata, self->dev, DIR_FUSE, &hc, &self->bg,
+		   fuse_elsewhere, &self->c.other);
+
+	ASSERT_EQ(0, fh_release(self->fh));
+	bg_join(&self->bg);
+	ASSERT_TRUE(atomic_load(&self->bg.done));
+	EXPECT_EQ(0, self->bg.ret) TH_LOG("%s: %s", variant->what,
+					  strerror(-self->bg.ret));
+	wait_done(_metadata, self->dev, (struct held_check *[]){ &hc }, 1);
+	check_released(_metadata, self->dev, DIR_FUSE, &hc);
+}
+
+/* ============ io_uring and AIO on tmpfs, held by userfaultfd ============ */
+
+/* A registered, missing page: whoever reads it blocks until filled. */
+struct uffd_page {
+	int uffd;
+	char *buf, *src;
+	size_t page;
+};
+
+static int uffd_page_init(struct uffd_page *u)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { 0 };
+
+	u->page = sysconf(_SC_PAGESIZE);
+	u->buf = u->src = MAP_FAILED;
+	u->uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (u->uffd < 0 || ioctl(u->uffd, UFFDIO_API, &api))
+		return -errno;
+	u->buf = mmap(NULL, u->page, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	u->src = mmap(NULL, u->page, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (u->buf == MAP_FAILED || u->src == MAP_FAILED)
+		return -ENOMEM;
+	memset(u->src, 'u', u->page);
+	reg.range.start = (unsigned long)u->buf;
+	reg.range.len = u->page;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	return ioctl(u->uffd, UFFDIO_REGISTER, &reg) ? -errno : 0;
+}
+
+/* Waits for the fault on the page: the reader is then held. */
+static int uffd_page_wait_fault(struct uffd_page *u, int ms)
+{
+	struct pollfd pfd = { .fd = u->uffd, .events = POLLIN };
+	struct uffd_msg msg;
+
+	if (poll(&pfd, 1, ms) != 1)
+		return -ETIMEDOUT;
+	if (read(u->uffd, &msg, sizeof(msg)) != sizeof(msg))
+		return -errno;
+	return msg.event == UFFD_EVENT_PAGEFAULT ? 0 : -EPROTO;
+}
+
+static int uffd_page_fill(struct uffd_page *u)
+{
+	struct uffdio_copy copy = {
+		.dst = (unsigned long)u->buf,
+		.src = (unsigned long)u->src,
+		.len = u->page,
+	};
+
+	return ioctl(u->uffd, UFFDIO_COPY, &copy) ? -errno : 0;
+}
+
+/* Closing the uffd also wakes a held reader (the fault is then served
+   normally): teardown after a failed assertion relies on it. */
+static void uffd_page_close(struct uffd_page *u)
+{
+	if (u->uffd >= 0)
+		close(u->uffd);
+	u->uffd = -1;
+}
+
+/* After uffd_page_close() and once no thread uses the buffer. */
+static void uffd_page_unmap(struct uffd_page *u)
+{
+	if (u->buf && u->buf != MAP_FAILED)
+		munmap(u->buf, u->page);
+	if (u->src && u->src != MAP_FAILED)
+		munmap(u->src, u->page);
+	u->buf = u->src = NULL;
+}
+
+static int op_uring_uffd(struct ctx *c)
+{
+	return uring_write(c->fd, c->buf, c->len, 0);
+}
+
+static int op_aio_uffd(struct ctx *c)
+{
+	return aio_write1(c->fd, c->buf, c->len, 0);
+}
+
+FIXTURE(uffd) {
+	int dev;
+	struct ctx c;
+	struct uffd_page u;
+	struct bg bg;
+};
+
+FIXTURE_VARIANT(uffd) {
+	int (*op)(struct ctx *c);
+	const char *what;
+};
+
+FIXTURE_VARIANT_ADD(uffd, io_uring) {
+	.op = op_uring_uffd, .what = "io_uring IORING_OP_WRITE",
+};
+
+FIXTURE_VARIANT_ADD(uffd, aio) {
+	.op = op_aio_uffd, .what = "Linux AIO IOCB_CMD_PWRITE",
+};
+
+FIXTURE_SETUP(uffd)
+{
+	self->dev = -1;
+	self->c.fd = self->c.held = self->c.other = -1;
+	self->u.uffd = -1;
+	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_TMPFS));
+	self->dev = vfsb_open();
+	ASSERT_LE(0, self->dev);
+	ASSERT_EQ(0, vfsb_watch_path(self->dev, DIR_TMPFS));
+	self->c.fd = open(DIR_TMPFS "/held", O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+	ASSERT_LE(0, self->c.fd);
+	ASSERT_EQ(0, uffd_page_init(&self->u));
+	self->c.buf = self->u.buf;
+	self->c.len = self->u.page;
+}
+
+FIXTURE_TEARDOWN(uffd)
+{
+	uffd_page_close(&self->u);
+	bg_join(&self->bg);
+	uffd_page_unmap(&self->u);
+	if (self->c.fd >= 0)
+		close(self->c.fd);
+	if (self->dev >= 0)
+		close(self->dev);
+	umount2(DIR_TMPFS, MNT_DETACH);
+}
+
+static void tmpfs_elsewhere(struct __test_metadata *_metadata, void *arg)
+{
+	int fd = open(DIR_TMPFS "/other", O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(5, write(fd, "other", 5));
+	EXPECT_EQ(0, ftruncate(fd, 2));
+	EXPECT_EQ(0, fallocate(fd, 0, 0, 8192));
+	EXPECT_EQ(0, uring_write(fd, "ring", 4, 0));
+	EXPECT_EQ(0, aio_write1(fd, "aio", 3, 4));
+	close(fd);
+	EXPECT_EQ(0, mkdir(DIR_TMPFS "/dir", 0755));
+	EXPECT_EQ(0, rename(DIR_TMPFS "/other", DIR_TMPFS "/dir/moved"));
+	EXPECT_EQ(0, unlink(DIR_TMPFS "/dir/moved"));
+	EXPECT_EQ(0, rmdir(DIR_TMPFS "/dir"));
+}
+
+TEST_F_TIMEOUT(uffd, barrier_waits_for_held_write, 120)
+{
+	struct held_check hc = { .what = variant->what };
+	struct stat st;
+
+	ASSERT_EQ(0, bg_start(&self->bg, variant->op, &self->c));
+	ASSERT_EQ(0, uffd_page_wait_fault(&self->u, HOLD_TIMEOUT_MS))
+		TH_LOG("the %s never faulted on its buffer (returned %d)", variant->what,
+		       atomic_load(&self->bg.done) ? self->bg.ret : 1);
+	check_held(_metadata, self->dev, DIR_TMPFS, &hc, &self->bg,
+		   tmpfs_elsewhere, NULL);
+
+	ASSERT_EQ(0, uffd_page_fill(&self->u));
+	bg_join(&self->bg);
+	ASSERT_TRUE(atomic_load(&self->bg.done));
+	EXPECT_EQ(0, self->bg.ret) TH_LOG("%s: %s", variant->what,
+					  strerror(-self->bg.ret));
+	ASSERT_EQ(0, fstat(self->c.fd, &st));
+	EXPECT_EQ((off_t)self->u.page, st.st_size);
+	wait_done(_metadata, self->dev, (struct held_check *[]){ &hc }, 1);
+	check_released(_metadata, self->dev, DIR_TMPFS, &hc);
+}
+
+/* ============ overlayfs: sections on the upper layer's fs ============ */
+
+FIXTURE(overlay) {
+	int dev;
+	bool lower, upper, merged;	/* mounted */
+	bool holding;			/* h started, not released */
+	struct uffd_hold h;
+	int fd;
+};
+
+FIXTURE_VARIANT(overlay) {
+	bool watch_overlay;
+};
+
+FIXTURE_VARIANT_ADD(overlay, upper_watched) { .watch_overlay = false };
+FIXTURE_VARIANT_ADD(overlay, both_watched) { .watch_overlay = true };
+
+static int put_file(const char *p, const char *text)
+{
+	int fd = open(p, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return full(n, strlen(text));
+}
+
+/*
+ * lower: a tmpfs with files lf, lf2, lf3 (watched: a barrier there must
+ * not wait for writes that go to the upper layer); upper: a tmpfs with
+ * upper/ and work/ (watched); merged: the overlay (watched or not).
+ */
+FIXTURE_SETUP(overlay)
+{
+	self->dev = -1;
+	self->fd = -1;
+	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_LOWER));
+	self->lower = true;
+	ASSERT_EQ(0, put_file(DIR_LOWER "/lf", "lower data"));
+	ASSERT_EQ(0, put_file(DIR_LOWER "/lf2", "lower two"));
+	ASSERT_EQ(0, put_file(DIR_LOWER "/lf3", "lower three"));
+	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_UPPER));
+	self->upper = true;
+	ASSERT_EQ(0, mkdir(DIR_UPPER "/upper", 0755));
+	ASSERT_EQ(0, mkdir(DIR_UPPER "/work", 0755));
+	mkdir(DIR_MERGED, 0755);
+	ASSERT_EQ(0, mount("overlay", DIR_MERGED, "overlay", 0,
+			   "lowerdir=" DIR_LOWER ",upperdir=" DIR_UPPER
+			   "/upper,workdir=" DIR_UPPER "/work"))
+		TH_LOG("mount overlay: %s", strerror(errno));
+	self->merged = true;
+	self->dev = vfsb_open();
+	ASSERT_LE(0, self->dev);
+	ASSERT_EQ(0, vfsb_watch_path(self->dev, DIR_UPPER));
+	ASSERT_EQ(0, vfsb_watch_path(self->dev, DIR_LOWER));
+	if (variant->watch_overlay)
+		ASSERT_EQ(0, vfsb_watch_path(self->dev, DIR_MERGED));
+}
+
+FIXTURE_TEARDOWN(overlay)
+{
+	if (self->holding)
+		uffd_hold_release(&self->h);
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->dev >= 0)
+		close(self->dev);
+	if (self->merged)
+		umount2(DIR_MERGED, MNT_DETACH);
+	if (self->upper)
+		umount2(DIR_UPPER, MNT_DETACH);
+	if (self->lower)
+		umount2(DIR_LOWER, MNT_DETACH);
+}
+
+static void expect_quiet(struct __test_metadata *_metadata, int dev,
+			 const char *dir, const char *after)
+{
+	struct vfsb_sb_stats st;
+
+	ASSERT_EQ(0, vfsb_stats_path(dev, dir, &st));
+	EXPECT_EQ(0, st.in_flight)
+		TH_LOG("after %s: %llu section(s) open on %s (%s): begun %llu, ended %llu",
+		       after, ULL(st.in_flight), dir, st.fstype,
+		       ULL(st.sections_begun), ULL(st.sections_ended));
+	EXPECT_EQ(0, st.missed) TH_LOG("after %s: %llu missed on %s", after,
+				       ULL(st.missed), dir);
+}
+
+static void overlay_elsewhere(struct __test_metadata *_metadata, void *arg)
+{
+	EXPECT_EQ(0, mkdir(DIR_MERGED "/side", 0755));
+	EXPECT_EQ(0, put_file(DIR_MERGED "/side/new", "new data"));
+	EXPECT_EQ(0, rename(DIR_MERGED "/side/new", DIR_MERGED "/side/renamed"));
+	EXPECT_EQ(0, unlink(DIR_MERGED "/side/renamed"));
+	EXPECT_EQ(0, rmdir(DIR_MERGED "/side"));
+}
+
+TEST_F_TIMEOUT(overlay, write_held_holds_upper_section, 120)
+{
+	struct held_check hc = { .what = "write() through the overlay" };
+	struct held_check ho = { .what = "write() through the overlay" };
+	struct vfsb_sb_stats a, b;
+
+	/* opening a lower file for writing copies it up, in sections */
+	ASSERT_EQ(0, vfsb_stats_path(self->dev, DIR_UPPER, &a));
+	self->fd = open(DIR_MERGED "/lf", O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, vfsb_stats_path(self->dev, DIR_UPPER, &b));
+	EXPECT_LT(a.sections_begun, b.sections_begun)
+		TH_LOG("the copy-up of lf wrote to the upper fs outside any section");
+	expect_quiet(_metadata, self->dev, DIR_UPPER, "copy-up");
+
+	ASSERT_EQ(0, uffd_hold_start(&self->h, self->fd));
+	self->holding = true;
+	check_held(_metadata, self->dev, DIR_UPPER, &hc, NULL,
+		   overlay_elsewhere, NULL);
+	if (variant->watch_overlay)
+		check_held(_metadata, self->dev, DIR_MERGED, &ho, NULL, NULL, NULL);
+	/* the write is not on the lower fs: a barrier there completes */
+	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_LOWER, 0, 5000));
+	EXPECT_FALSE(uffd_hold_done(&self->h));
+
+	self->holding = false;
+	EXPECT_EQ((ssize_t)self->h.page, uffd_hold_release(&self->h));
+	wait_done(_metadata, self->dev, (struct held_check *[]){ &hc, &ho },
+		  variant->watch_overlay ? 2 : 1);
+	check_released(_metadata, self->dev, DIR_UPPER, &hc);
+	if (variant->watch_overlay)
+		check_released(_metadata, self->dev, DIR_MERGED, &ho);
+	/* the data reached the upper layer */
+	ASSERT_EQ(0, access(DIR_UPPER "/upper/lf", F_OK));
+	expect_quiet(_metadata, self->dev, DIR_LOWER, "the held write");
+}
+
+/* Each operation through the overlay: a section on the upper fs (and on
+   the overlay when watched), all closed afterwards. */
+struct ovl_op {
+	const char *name;
+	int (*fn)(void);
+};
+
+static int ovl_mkdir(void) { return SYS(mkdir(DIR_MERGED "/d", 0755)); }
+static int ovl_create(void) { return put_file(DIR_MERGED "/f", ""); }
+static int ovl_write(void) { return put_file(DIR_MERGED "/f", "written"); }
+static int ovl_chmod(void) { return SYS(chmod(DIR_MERGED "/f", 0600)); }
+static int ovl_truncate(void) { return SYS(truncate(DIR_MERGED "/f", 3)); }
+static int ovl_setxattr(void)
+{
+	return SYS(setxattr(DIR_MERGED "/f", "trusted.vfsb", "v", 1, 0));
+}
+static int ovl_symlink(void) { return SYS(symlink("f", DIR_MERGED "/sl")); }
+static int ovl_link(void) { return SYS(link(DIR_MERGED "/f", DIR_MERGED "/f2")); }
+static int ovl_rename(void)
+{
+	return SYS(rename(DIR_MERGED "/f2", DIR_MERGED "/d/f2"));
+}
+static int ovl_unlink(void) { return SYS(unlink(DIR_MERGED "/d/f2")); }
+static int ovl_rmdir(void) { return SYS(rmdir(DIR_MERGED "/d")); }
+/* copy-up of metadata only, then of data */
+static int ovl_chmod_lower(void) { return SYS(chmod(DIR_MERGED "/lf2", 0600)); }
+static int ovl_append_lower(void)
+{
+	int fd = open(DIR_MERGED "/lf3", O_WRONLY | O_APPEND | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = full(write(fd, "+", 1), 1);
+	close(fd);
+	return ret;
+}
+static int ovl_fallocate(void)
+{
+	int fd = open(DIR_MERGED "/f", O_WRONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = SYS(fallocate(fd, 0, 0, 8192));
+	close(fd);
+	return ret;
+}
+static int ovl_unlink_lower(void) { return SYS(unlink(DIR_MERGED "/lf")); }
+
+TEST_F(overlay, ops_pair_sections_on_both)
+{
+	static const struct ovl_op ops[] = {
+		{ "mkdir", ovl_mkdir }, { "create", ovl_create },
+		{ "write", ovl_write }, { "chmod", ovl_chmod },
+		{ "truncate", ovl_truncate }, { "setxattr trusted.*", ovl_setxattr },
+		{ "symlink", ovl_symlink }, { "link", ovl_link },
+		{ "rename", ovl_rename }, { "unlink", ovl_unlink },
+		{ "rmdir", ovl_rmdir },
+		{ "chmod of a lower file (metadata copy-up)", ovl_chmod_lower },
+		{ "append to a lower file (data copy-up)", ovl_append_lower },
+		{ "fallocate", ovl_fallocate },
+		{ "unlink of a lower file (whiteout)", ovl_unlink_lower },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		struct vfsb_sb_stats ua, ub, oa, ob;
+		int ret;
+
+		ASSERT_EQ(0, vfsb_stats_path(self->dev, DIR_UPPER, &ua));
+		if (variant->watch_overlay)
+			ASSERT_EQ(0, vfsb_stats_path(self->dev, DIR_MERGED, &oa));
+		ret = ops[i].fn();
+		EXPECT_EQ(0, ret) TH_LOG("%s through the overlay: %s",
+					 ops[i].name, strerror(-ret));
+		ASSERT_EQ(0, vfsb_stats_path(self->dev, DIR_UPPER, &ub));
+		EXPECT_LT(ua.sections_begun, ub.sections_begun)
+			TH_LOG("%s through the overlay wrote to the upper tmpfs outside any section (begun %llu -> %llu)",
+			       ops[i].name, ULL(ua.sections_begun), ULL(ub.sections_begun));
+		EXPECT_EQ(0, ub.in_flight)
+			TH_LOG("%s through the overlay left %llu section(s) open on the upper tmpfs (begun %llu -> %llu, ended %llu -> %llu)",
+			       ops[i].name, ULL(ub.in_flight),
+			       ULL(ua.sections_begun), ULL(ub.sections_begun),
+			       ULL(ua.sections_ended), ULL(ub.sections_ended));
+		if (!variant->watch_overlay)
+			continue;
+		ASSERT_EQ(0, vfsb_stats_path(self->dev, DIR_MERGED, &ob));
+		EXPECT_LT(oa.sections_begun, ob.sections_begun)
+			TH_LOG("%s on the watched overlay ran outside any section of it (begun %llu -> %llu)",
+			       ops[i].name, ULL(oa.sections_begun), ULL(ob.sections_begun));
+		EXPECT_EQ(0, ob.in_flight)
+			TH_LOG("%s left %llu section(s) open on the overlay (begun %llu -> %llu, ended %llu -> %llu)",
+			       ops[i].name, ULL(ob.in_flight),
+			       ULL(oa.sections_begun), ULL(ob.sections_begun),
+			       ULL(oa.sections_ended), ULL(ob.sections_ended));
+	}
+	expect_quiet(_metadata, self->dev, DIR_UPPER, "the overlay operations");
+	if (variant->watch_overlay)
+		expect_quiet(_metadata, self->dev, DIR_MERGED, "the overlay operations");
+	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_UPPER, 0, 5000));
+	if (variant->watch_overlay)
+		EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_MERGED, 0, 5000));
+}
+
+/*
+ * The hooks are in place only while some superblock is tracked, and
+ * putting them in (and taking them out) takes seconds under TCG. The
+ * parent keeps one tmpfs watched for the whole run, so that each test's
+ * first watch finds them there; the tests never look at that tmpfs.
+ */
+#define DIR_KEEP "/tmp/vh-keep"
+static int g_keep_dev = -1;
+static bool g_keep_mounted;
+
+static void __attribute__((constructor(200))) keep_hooks(void)
+{
+	g_keep_mounted = vfsb_mount_tmpfs(DIR_KEEP) == 0;
+	g_keep_dev = vfsb_open();
+	if (g_keep_dev >= 0 && g_keep_mounted)
+		vfsb_watch_path(g_keep_dev, DIR_KEEP);
+}
+
+/* In the parent only: the harness's children leave by _exit(). */
+static void __attribute__((destructor)) drop_hooks(void)
+{
+	if (g_keep_dev >= 0)
+		close(g_keep_dev);
+	if (g_keep_mounted)
+		umount2(DIR_KEEP, MNT_DETACH);
+}
+
+TEST_HARNESS_MAIN
