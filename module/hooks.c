@@ -54,6 +54,14 @@ static struct super_block *sb_arg2_file(struct pt_regs *regs)
 	return sb_of_file((void *)regs_get_kernel_argument(regs, 2));
 }
 
+/* do_truncate(idmap or user_namespace, dentry, ...) */
+static struct super_block *sb_arg1_dentry(struct pt_regs *regs)
+{
+	struct dentry *dentry = (void *)regs_get_kernel_argument(regs, 1);
+
+	return dentry ? dentry->d_sb : NULL;
+}
+
 static struct super_block *sb_arg0_vmf(struct pt_regs *regs)
 {
 	struct vm_fault *vmf = (void *)regs_get_kernel_argument(regs, 0);
@@ -211,6 +219,8 @@ static const struct vfsb_krp_def vfsb_krp_defs[] = {
 	VFSB_CALL("do_splice", sb_arg2_file, true),
 	VFSB_CALL("vfs_clone_file_range", sb_arg2_file, false),
 	VFSB_CALL("vfs_dedupe_file_range_one", sb_arg2_file, false),
+	/* ftruncate() takes sb_start_write() only, no mnt_want_write() */
+	VFSB_CALL("do_truncate", sb_arg1_dentry, false),
 	/* a shared mapping's page made writable (see README: mmap) */
 	VFSB_CALL("do_page_mkwrite", sb_arg0_vmf, true),
 	/* async writes: until completion */

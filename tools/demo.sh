@@ -25,6 +25,25 @@ run vbctl barrier /mnt/data
 run vbctl barrier /mnt/data --expedited
 run vbctl stats --json
 
+step "pre-modify records: told before each change, where it happens"
+vbctl stream /mnt/data > /tmp/stream.txt 2>/dev/null & streamer=$!
+# wait until the subscriber's watch is in place (2 watchers)
+while ! vbctl stats --json | grep -q '"watchers":2'; do :; done
+run sh -c 'mkdir /mnt/data/photos && echo jpeg > /mnt/data/photos/a.jpg && mv /mnt/data/photos/a.jpg /mnt/data/photos/b.jpg && setfattr -n trusted.tag -v 1 /mnt/data/photos/b.jpg 2>/dev/null; truncate -s 1 /mnt/data/photos/b.jpg; rm /mnt/data/photos/b.jpg; rmdir /mnt/data/photos'
+kill -INT $streamer; wait $streamer
+run cat /tmp/stream.txt
+echo "# the consumer's protocol: read a batch, then barrier: every change it announced is complete"
+run vbctl barrier /mnt/data
+
+step "the same stream as JSON lines, with a small ring overflowing"
+vbctl stream /mnt/data --json --ring 16384 > /tmp/stream.json 2>/dev/null & streamer=$!
+while ! vbctl stats --json | grep -q '"watchers":2'; do :; done
+kill -STOP $streamer
+run sh -c 'for i in $(seq 1 300); do : > /mnt/data/f$i; done'
+kill -CONT $streamer
+kill -INT $streamer; wait $streamer
+run sh -c "head -n 3 /tmp/stream.json; echo ...; grep overflow /tmp/stream.json; tail -n 2 /tmp/stream.json"
+
 step "errors are explicit"
 run vbctl barrier /tmp
 run vbctl barrier /nonexistent

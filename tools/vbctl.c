@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <getopt.h>
+#include <strings.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/sysmacros.h>
@@ -212,6 +213,280 @@ static int cmd_stats(int argc, char **argv)
 	return 0;
 }
 
+static const char *const reason_names[] = {
+	"create", "delete", "rename_from", "rename_to", "hardlink",
+	"attrib", "truncate", "xattr", "data_write", "mmap_write",
+};
+#define NR_REASONS (sizeof(reason_names) / sizeof(reason_names[0]))
+
+static __u32 parse_reasons(const char *list)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	__u32 mask = 0;
+	size_t i;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < NR_REASONS; i++)
+			if (!strcasecmp(tok, reason_names[i]))
+				break;
+		if (i == NR_REASONS) {
+			fprintf(stderr, "%s: unknown reason '%s' (one of:", prog, tok);
+			for (i = 0; i < NR_REASONS; i++)
+				fprintf(stderr, " %s", reason_names[i]);
+			fprintf(stderr, ")\n");
+			exit(2);
+		}
+		mask |= 1U << i;
+	}
+	free(copy);
+	return mask;
+}
+
+static void print_reasons(__u32 r, char *out, size_t sz)
+{
+	size_t i, n = 0;
+
+	out[0] = 0;
+	for (i = 0; i < NR_REASONS; i++)
+		if (r & (1U << i))
+			n += snprintf(out + n, n < sz ? sz - n : 0, "%s%s",
+				      n ? "|" : "", reason_names[i]);
+}
+
+/* Watched filesystems: a directory fd on each, for open_by_handle_at. */
+struct stream_fs {
+	__u32 dev;
+	int fd;
+};
+
+static struct stream_fs stream_fs[64];
+static int nr_stream_fs;
+
+/* The path a handle item names now, or NULL. */
+static const char *handle_path(const struct vfsb_record *r,
+			       struct vfsb_rec_item *it, char *buf, size_t sz)
+{
+	char proc[64];
+	ssize_t n;
+	int i, fd;
+
+	if (!it)
+		return NULL;
+	for (i = 0; i < nr_stream_fs; i++)
+		if (stream_fs[i].dev == r->dev)
+			break;
+	if (i == nr_stream_fs)
+		return NULL;
+	fd = open_by_handle_at(stream_fs[i].fd, vfsb_item_data(it), O_PATH);
+	if (fd < 0)
+		return NULL;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, buf, sz - 1);
+	close(fd);
+	if (n < 0)
+		return NULL;
+	buf[n] = 0;
+	return buf;
+}
+
+static struct vfsb_rec_item *find_item(struct vfsb_record *r, int type)
+{
+	struct vfsb_rec_item *it = vfsb_rec_first_item(r);
+	__u32 i;
+
+	for (i = 0; i < r->nr_items; i++, it = vfsb_rec_next_item(it))
+		if (it->type == type)
+			return it;
+	return NULL;
+}
+
+static void json_string(const char *s, size_t len)
+{
+	size_t i;
+
+	putchar('"');
+	for (i = 0; i < len; i++) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void print_record(struct vfsb_record *r, int json)
+{
+	struct vfsb_rec_item *name = find_item(r, VFSB_ITEM_NAME);
+	char reasons[160], parent[4096], object[4096];
+	const char *pp, *op;
+
+	if (r->type == VFSB_REC_OVERFLOW) {
+		struct vfsb_rec_item *devs = find_item(r, VFSB_ITEM_DEVS);
+		__u32 *d = devs ? vfsb_item_data(devs) : NULL;
+		unsigned int i, n = devs ? devs->len / 4 : 0;
+
+		if (json) {
+			printf("{\"type\":\"overflow\",\"seq\":%llu,\"lost\":%llu,\"devs\":[",
+			       (unsigned long long)r->seq, (unsigned long long)r->lost);
+			for (i = 0; i < n; i++)
+				printf("%s\"%u:%u\"", i ? "," : "", major(d[i]), minor(d[i]));
+			printf("],\"more_devs\":%s}\n",
+			       r->flags & VFSB_RECF_MORE_DEVS ? "true" : "false");
+		} else {
+			printf("!!! OVERFLOW: %llu records lost on", (unsigned long long)r->lost);
+			for (i = 0; i < n; i++)
+				printf(" %u:%u", major(d[i]), minor(d[i]));
+			printf("%s: rescan these filesystems\n",
+			       r->flags & VFSB_RECF_MORE_DEVS ? " and more" : "");
+		}
+		fflush(stdout);
+		return;
+	}
+	print_reasons(r->reasons, reasons, sizeof(reasons));
+	pp = handle_path(r, find_item(r, VFSB_ITEM_PARENT_FH), parent, sizeof(parent));
+	op = handle_path(r, find_item(r, VFSB_ITEM_OBJECT_FH), object, sizeof(object));
+	if (json) {
+		printf("{\"type\":\"change\",\"seq\":%llu,\"time_ns\":%llu,\"dev\":\"%u:%u\","
+		       "\"reasons\":\"%s\",\"dir\":%s,\"parent_ino\":%llu,\"ino\":%llu,"
+		       "\"pid\":%u,\"tid\":%u,\"uid\":%u",
+		       (unsigned long long)r->seq, (unsigned long long)r->time_ns,
+		       major(r->dev), minor(r->dev), reasons,
+		       r->flags & VFSB_RECF_DIR ? "true" : "false",
+		       (unsigned long long)r->parent_ino, (unsigned long long)r->ino,
+		       r->pid, r->tid, r->uid);
+		if (name) {
+			printf(",\"name\":");
+			json_string(vfsb_item_data(name), name->len);
+		}
+		if (pp) {
+			printf(",\"parent_path\":");
+			json_string(pp, strlen(pp));
+		}
+		if (op) {
+			printf(",\"path\":");
+			json_string(op, strlen(op));
+		}
+		if (r->cookie)
+			printf(",\"cookie\":%llu", (unsigned long long)r->cookie);
+		if (r->reasons & (VFSB_R_DATA_WRITE | VFSB_R_MMAP_WRITE))
+			printf(",\"offset\":%llu,\"length\":%llu",
+			       (unsigned long long)r->offset, (unsigned long long)r->length);
+		printf("}\n");
+	} else {
+		printf("%6llu %-12s%s %s", (unsigned long long)r->seq, reasons,
+		       r->flags & VFSB_RECF_DIR ? " dir" : "",
+		       pp ? pp : "?");
+		if (name)
+			printf(" name=%.*s", name->len, (char *)vfsb_item_data(name));
+		if (op && !name)
+			printf(" path=%s", op);
+		if (r->cookie)
+			printf(" cookie=%llu", (unsigned long long)r->cookie);
+		if (r->reasons & (VFSB_R_DATA_WRITE | VFSB_R_MMAP_WRITE))
+			printf(" range=%llu+%llu", (unsigned long long)r->offset,
+			       (unsigned long long)r->length);
+		if (r->flags & VFSB_RECF_NO_HANDLE)
+			printf(" (no handle: parent ino %llu)",
+			       (unsigned long long)r->parent_ino);
+		printf(" pid=%u\n", r->pid);
+	}
+	fflush(stdout);
+}
+
+static int cmd_stream(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "reasons", required_argument, NULL, 'r' },
+		{ "coalesce", no_argument, NULL, 'c' },
+		{ "ring", required_argument, NULL, 'b' },
+		{ "count", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct vfsb_subscribe sub = { 0 };
+	static char buf[1 << 16];
+	long count = -1;
+	int dev, c, json = 0, i;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "jr:cb:n:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = 1;
+			break;
+		case 'r':
+			sub.reasons = parse_reasons(optarg);
+			break;
+		case 'c':
+			sub.flags |= VFSB_SUB_COALESCE;
+			break;
+		case 'b':
+			sub.ring_bytes = strtoul(optarg, NULL, 0);
+			break;
+		case 'n':
+			count = strtol(optarg, NULL, 0);
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "usage: %s stream PATH... [--json] [--reasons LIST] [--coalesce] [--ring BYTES] [--count N]\n",
+			prog);
+		return 2;
+	}
+	dev = open_device();
+	for (i = optind; i < argc && nr_stream_fs < 64; i++) {
+		struct vfsb_watch w = { .fd = open_path(argv[i]) };
+
+		if (ioctl(dev, VFSB_IOC_WATCH, &w) && errno != EEXIST)
+			die_ioctl("watch", argv[i]);
+		close(w.fd);
+		stream_fs[nr_stream_fs].dev = w.dev;
+		stream_fs[nr_stream_fs].fd = open(argv[i], O_RDONLY | O_CLOEXEC);
+		nr_stream_fs++;
+	}
+	if (ioctl(dev, VFSB_IOC_SUBSCRIBE, &sub)) {
+		fprintf(stderr, "%s: subscribe: %s\n", prog, strerror(errno));
+		return 1;
+	}
+	if (!json)
+		fprintf(stderr, "streaming (journal id %016llx); Ctrl-C to stop\n",
+			(unsigned long long)sub.journal_id);
+	/* no SA_RESTART: a signal ends the blocking read */
+	sigaction(SIGINT, &(struct sigaction){ .sa_handler = on_signal }, NULL);
+	sigaction(SIGTERM, &(struct sigaction){ .sa_handler = on_signal }, NULL);
+	while (count != 0) {
+		ssize_t n, off = 0;
+
+		/* once told to stop, print what is already there, then exit */
+		if (stop)
+			fcntl(dev, F_SETFL, O_NONBLOCK);
+		n = read(dev, buf, sizeof(buf));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN && stop)
+				break;
+			fprintf(stderr, "%s: read: %s\n", prog, strerror(errno));
+			return 1;
+		}
+		while (off < n && count != 0) {
+			struct vfsb_record *r = (void *)(buf + off);
+
+			print_record(r, json);
+			off += r->size;
+			if (count > 0)
+				count--;
+		}
+	}
+	return 0;
+}
+
 static const struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -221,6 +496,7 @@ static const struct command {
 	{ "watch", cmd_watch, "watch PATH...           watch these filesystems until interrupted" },
 	{ "barrier", cmd_barrier, "barrier PATH [--timeout MS] [--expedited]  wait for writes in flight" },
 	{ "stats", cmd_stats, "stats [--json]          per-filesystem section and barrier counters" },
+	{ "stream", cmd_stream, "stream PATH... [--json] [--reasons LIST] [--coalesce] [--ring BYTES] [--count N]  pre-modify records" },
 };
 
 static void usage(FILE *f)
