@@ -23,6 +23,7 @@
 #include <linux/mm.h>
 #include <linux/mount.h>
 #include <linux/trace_recursion.h>
+#include <linux/workqueue.h>
 
 #include "compat.h"
 #include "vfsb.h"
@@ -432,22 +433,41 @@ fail:
 }
 
 /*
- * The hooks are in place only while some superblock is tracked: loading
- * the module costs the system nothing, and unloading it never races with
- * a hook. Registering patches kernel text and waits for RCU, so the
- * first watch takes a moment; the last tracking's teardown, which has
- * already waited for every section, takes them out again.
+ * The hooks are in place only while some superblock is tracked, and for
+ * a while after: loading the module costs the system nothing, and
+ * registering (which patches kernel text and waits for RCU: seconds
+ * under emulation, milliseconds on hardware) is not repeated for every
+ * watch of a service that watches and unwatches often. The last
+ * tracking's teardown has already waited for every section, so once no
+ * tracking is left the hooks have nothing in flight.
  */
+#define VFSB_HOOKS_LINGER (10 * HZ)
+
 static DEFINE_MUTEX(vfsb_hooks_mutex);
 static unsigned int vfsb_hooks_users;
+static bool vfsb_hooks_live;
+
+static void vfsb_hooks_idle_fn(struct work_struct *work)
+{
+	mutex_lock(&vfsb_hooks_mutex);
+	if (!vfsb_hooks_users && vfsb_hooks_live) {
+		vfsb_hooks_unregister();
+		vfsb_hooks_live = false;
+	}
+	mutex_unlock(&vfsb_hooks_mutex);
+}
+
+static DECLARE_DELAYED_WORK(vfsb_hooks_idle, vfsb_hooks_idle_fn);
 
 int vfsb_hooks_get(void)
 {
 	int ret = 0;
 
 	mutex_lock(&vfsb_hooks_mutex);
-	if (!vfsb_hooks_users)
+	if (!vfsb_hooks_live) {
 		ret = vfsb_hooks_register();
+		vfsb_hooks_live = !ret;
+	}
 	if (!ret)
 		vfsb_hooks_users++;
 	mutex_unlock(&vfsb_hooks_mutex);
@@ -458,11 +478,16 @@ void vfsb_hooks_put(void)
 {
 	mutex_lock(&vfsb_hooks_mutex);
 	if (!--vfsb_hooks_users)
-		vfsb_hooks_unregister();
+		mod_delayed_work(vfsb_wq, &vfsb_hooks_idle, VFSB_HOOKS_LINGER);
 	mutex_unlock(&vfsb_hooks_mutex);
 }
 
+/* Module exit: no tracking is left; take the hooks out now. */
 void vfsb_hooks_exit(void)
 {
+	cancel_delayed_work_sync(&vfsb_hooks_idle);
 	WARN_ON(vfsb_hooks_users);
+	if (vfsb_hooks_live)
+		vfsb_hooks_unregister();
+	vfsb_hooks_live = false;
 }
