@@ -88,7 +88,7 @@ void vfsb_emit(struct super_block *sb, const struct vfsb_event *ev)
 	char *p, *q;
 	bool fh_ok;
 
-	if (!static_branch_unlikely(&vfsb_recording) || !sb)
+	if (!atomic_read(&vfsb_nr_rings) || !sb)
 		return;
 	rcu_read_lock();
 	vsb = vfsb_sb_lookup_rcu(sb);
@@ -181,7 +181,7 @@ static void notrace fn##_cb(unsigned long ip, unsigned long pip,	\
 {									\
 	int bit;							\
 									\
-	if (!static_branch_unlikely(&vfsb_recording))			\
+	if (!atomic_read(&vfsb_nr_rings))			\
 		return;							\
 	bit = ftrace_test_recursion_trylock(ip, pip);			\
 	if (bit < 0)							\

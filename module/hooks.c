@@ -287,7 +287,7 @@ static void notrace vfsb_ft_shutdown(unsigned long ip, unsigned long pip,
 	struct super_block *sb = (void *)vfsb_fregs_arg(fregs, 0);
 	int bit;
 
-	if (!static_branch_unlikely(&vfsb_watching))
+	if (!atomic_read(&vfsb_nr_tracked))
 		return;
 	bit = ftrace_test_recursion_trylock(ip, pip);
 	if (bit < 0)

@@ -51,8 +51,12 @@ struct vfsb_ring {
 	wait_queue_head_t *wq;
 };
 
-/* On while any ring exists: without subscribers emission costs a NOP. */
-DEFINE_STATIC_KEY_FALSE(vfsb_recording);
+/*
+ * Rings in existence: without subscribers emission costs one load. (Not
+ * a static key: patching the module's own text while its hooks run
+ * oopsed on 6.12, and the hooks are absent when nothing is watched.)
+ */
+atomic_t vfsb_nr_rings = ATOMIC_INIT(0);
 
 static u64 vfsb_ring_used(const struct vfsb_ring *r)
 {
@@ -271,7 +275,7 @@ struct vfsb_ring *vfsb_ring_alloc(const struct vfsb_subscribe *sub,
 	r->flags = sub->flags;
 	r->epoch = 1;	/* zeroed coalescing entries belong to no epoch */
 	r->wq = wq;
-	static_branch_inc(&vfsb_recording);
+	atomic_inc(&vfsb_nr_rings);
 	return r;
 }
 
@@ -280,7 +284,7 @@ void vfsb_ring_free(struct vfsb_ring *r)
 {
 	if (!r)
 		return;
-	static_branch_dec(&vfsb_recording);
+	atomic_dec(&vfsb_nr_rings);
 	kvfree(r->cset);
 	kvfree(r->buf);
 	kfree(r);

@@ -6,7 +6,7 @@
 #define VFSB_RECORDS_H
 
 #include <linux/fs.h>
-#include <linux/jump_label.h>
+#include <linux/atomic.h>
 #include <linux/wait.h>
 #include <uapi/linux/vfsbarrier.h>
 
@@ -14,7 +14,7 @@ struct vfsb_ring;
 
 enum { VFSB_PUSH_STORED, VFSB_PUSH_FILTERED, VFSB_PUSH_LOST };
 
-DECLARE_STATIC_KEY_FALSE(vfsb_recording);
+extern atomic_t vfsb_nr_rings;
 
 struct vfsb_ring *vfsb_ring_alloc(const struct vfsb_subscribe *sub,
 				  wait_queue_head_t *wq);

@@ -22,8 +22,8 @@
 static DEFINE_HASHTABLE(vfsb_sb_table, VFSB_SB_HASH_BITS);
 static DEFINE_MUTEX(vfsb_sb_mutex);	/* table writers */
 
-/* On while any superblock is watched: unwatched systems pay one NOP. */
-DEFINE_STATIC_KEY_FALSE(vfsb_watching);
+/* Live trackings: with none (hooks lingering) the hooks pay one load. */
+atomic_t vfsb_nr_tracked = ATOMIC_INIT(0);
 
 /* The live tracking of sb; caller in an RCU read-side section. */
 struct vfsb_sb *vfsb_sb_lookup_rcu(struct super_block *sb)
@@ -42,7 +42,7 @@ bool vfsb_section_begin(struct super_block *sb, struct vfsb_section *s,
 	struct vfsb_sb *vsb;
 	bool ok = false;
 
-	if (!static_branch_unlikely(&vfsb_watching) || !sb)
+	if (!atomic_read(&vfsb_nr_tracked) || !sb)
 		return false;
 	rcu_read_lock();
 	vsb = vfsb_sb_lookup_rcu(sb);
@@ -51,6 +51,8 @@ bool vfsb_section_begin(struct super_block *sb, struct vfsb_section *s,
 		s->async = async;
 		s->idx = async ? vfsb_srcu_down_read(&vsb->srcu) :
 				 srcu_read_lock(&vsb->srcu);
+		/* for sparse: the section is the caller's now, not ours */
+		__release(&vsb->srcu);
 		this_cpu_inc(vsb->pcpu->begun);
 		ok = true;
 	}
@@ -60,8 +62,9 @@ bool vfsb_section_begin(struct super_block *sb, struct vfsb_section *s,
 
 /* Ends a section begun by vfsb_section_begin(), maybe in another call. */
 void vfsb_section_end(const struct vfsb_section *s)
-	__releases(&s->vsb->srcu)
 {
+	/* for sparse: the section handed out by vfsb_section_begin() */
+	__acquire(&s->vsb->srcu);
 	/* count first: after the unlock the tracking may be freed */
 	this_cpu_inc(s->vsb->pcpu->ended);
 	if (s->async)
@@ -153,7 +156,7 @@ struct vfsb_sb *vfsb_sb_get_or_create(struct super_block *sb)
 	INIT_WORK(&vsb->free_work, vfsb_sb_free_work);
 	__module_get(THIS_MODULE);
 	hash_add_rcu(vfsb_sb_table, &vsb->hnode, (unsigned long)sb);
-	static_branch_inc(&vfsb_watching);
+	atomic_inc(&vfsb_nr_tracked);
 out:
 	mutex_unlock(&vfsb_sb_mutex);
 	return vsb;
@@ -230,7 +233,7 @@ void vfsb_sb_put(struct vfsb_sb *vsb)
 		return;
 	WRITE_ONCE(vsb->dead, true);
 	hash_del_rcu(&vsb->hnode);
-	static_branch_dec(&vfsb_watching);
+	atomic_dec(&vfsb_nr_tracked);
 	mutex_unlock(&vfsb_sb_mutex);
 	queue_work(vfsb_wq, &vsb->free_work);
 }

@@ -7,7 +7,7 @@
 
 #include <linux/fs.h>
 #include <linux/ftrace.h>
-#include <linux/jump_label.h>
+#include <linux/atomic.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -107,7 +107,7 @@ extern const size_t vfsb_emit_ft_count;
 #define VFSB_MAX_WATCHES 1024
 
 extern struct workqueue_struct *vfsb_wq;
-DECLARE_STATIC_KEY_FALSE(vfsb_watching);
+extern atomic_t vfsb_nr_tracked;
 
 /* sbtrack.c: the table of watched superblocks and their sections. */
 struct vfsb_sb *vfsb_sb_get_or_create(struct super_block *sb);

@@ -56,10 +56,19 @@ build)
 	{
 		dkms add $opts -m $name -v "$ver"
 		dkms build $opts -m $name -v "$ver" -k "$krel" --kernelsourcedir "$kdir"
-		dkms install $opts -m $name -v "$ver" -k "$krel" --force
 	} > "$d/dkms.log" 2>&1 || { cat "$d/dkms.log" >&2; exit 1; }
-	ko=$(find "$d/install" -name "$name.ko*" | head -n 1)
-	[ -n "$ko" ] || { echo "dkms: no $name.ko installed; see $d/dkms.log" >&2; exit 1; }
+	# install runs depmod for krel, which needs that kernel's module
+	# tree: give it one (links to the kernel's own files, when known)
+	mroot=$(cd "$kdir/../../.." && pwd)/lib/modules/$krel
+	for f in "$mroot"/modules.*; do
+		[ -e "$f" ] && ln -sf "$f" "$d/install/$krel/"
+	done
+	# shellcheck disable=SC2086
+	if ! dkms install $opts -m $name -v "$ver" -k "$krel" --force >> "$d/dkms.log" 2>&1; then
+		echo "dkms: install for $krel failed (see $d/dkms.log); using the module dkms built" >&2
+	fi
+	ko=$(find "$d/install" "$d/tree/$name/$ver/$krel" -name "$name.ko*" 2>/dev/null | head -n 1)
+	[ -n "$ko" ] || { echo "dkms: no $name.ko built; see $d/dkms.log" >&2; exit 1; }
 	echo "$ko"
 	;;
 *)
