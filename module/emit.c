@@ -265,13 +265,26 @@ static void vfsb_on_rename(struct ftrace_regs *fregs)
 	to.reasons = VFSB_R_RENAME_TO;
 	to.dir = ARG(2);
 	to.name = &new->d_name;
-	/* with RENAME_EXCHANGE the target moves too: both directions */
+	/*
+	 * With RENAME_EXCHANGE the target moves too: both directions, each
+	 * record about the object that was under its name.
+	 */
 	if (xflag) {
 		to.reasons |= VFSB_R_RENAME_FROM;
 		from.reasons |= VFSB_R_RENAME_TO;
+		to.inode = d_inode(new);
 	}
 	vfsb_emit(from.dir->i_sb, &from);
 	vfsb_emit(to.dir->i_sb, &to);
+	/* RENAME_WHITEOUT leaves a whiteout under the old name: a creation */
+	if (flags & RENAME_WHITEOUT) {
+		struct vfsb_event wh = {
+			.reasons = VFSB_R_CREATE, .dir = from.dir,
+			.name = &old->d_name,
+		};
+
+		vfsb_emit(wh.dir->i_sb, &wh);
+	}
 }
 
 VFSB_EMIT_HOOK(vfsb_on_rename)

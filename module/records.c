@@ -34,6 +34,15 @@ struct vfsb_coalesce_ent {
 	u64 epoch;
 };
 
+/* What makes two data-write records say the same thing. */
+struct vfsb_data_key {
+	u32 dev;
+	u32 reasons;
+	u64 ino;
+	u64 offset;
+	u64 length;
+};
+
 struct vfsb_ring {
 	spinlock_t lock;		/* everything below */
 	char *buf;
@@ -47,6 +56,8 @@ struct vfsb_ring {
 	u32 reasons;
 	u32 flags;
 	u64 epoch;			/* coalescing: bumped by the owner's barriers */
+	u64 last_pos;			/* where the last stored record starts */
+	struct vfsb_data_key last_data;	/* and, if a data write, what it said */
 	struct vfsb_coalesce_ent *cset;
 	wait_queue_head_t *wq;
 };
@@ -149,6 +160,38 @@ static bool vfsb_ring_coalesced(struct vfsb_ring *r, u64 key)
 }
 
 /*
+ * One data write can pass rw_verify_area() several times (sendfile:
+ * do_sendfile, do_splice_direct, then vfs_iter_write; an io_uring write
+ * retried from io-wq after -EAGAIN). A record saying exactly what the
+ * previous one says is dropped while that one is still unread: the
+ * reader's barrier after reading it covers the repeat too, whose section
+ * began before it was emitted. Called with r->lock held.
+ */
+static void vfsb_data_key(const struct vfsb_record *rec,
+			  struct vfsb_data_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (rec->reasons != VFSB_R_DATA_WRITE)
+		return;	/* all zero: matches no data write */
+	k->dev = rec->dev;
+	k->reasons = rec->reasons;
+	k->ino = rec->ino;
+	k->offset = rec->offset;
+	k->length = rec->length;
+}
+
+static bool vfsb_ring_repeat(struct vfsb_ring *r, const struct vfsb_record *rec)
+{
+	struct vfsb_data_key k;
+
+	if (rec->reasons != VFSB_R_DATA_WRITE || r->head == r->last_pos ||
+	    r->tail > r->last_pos)
+		return false;
+	vfsb_data_key(rec, &k);
+	return !memcmp(&k, &r->last_data, sizeof(k));
+}
+
+/*
  * Offers one record (its seq is filled in here) to a ring. Returns
  * VFSB_PUSH_{STORED,FILTERED,LOST}.
  */
@@ -165,6 +208,10 @@ int vfsb_ring_push(struct vfsb_ring *r, struct vfsb_record *rec, u64 ckey)
 		spin_unlock_irqrestore(&r->lock, flags);
 		return VFSB_PUSH_FILTERED;
 	}
+	if (!r->lost && vfsb_ring_repeat(r, rec)) {
+		spin_unlock_irqrestore(&r->lock, flags);
+		return VFSB_PUSH_FILTERED;
+	}
 	room = r->size - vfsb_ring_used(r);
 	if (r->lost && room >= vfsb_overflow_size(r) + rec->size) {
 		vfsb_ring_put_overflow(r);
@@ -172,6 +219,8 @@ int vfsb_ring_push(struct vfsb_ring *r, struct vfsb_record *rec, u64 ckey)
 	}
 	rec->seq = ++r->seq;
 	if (!r->lost && room >= rec->size) {
+		r->last_pos = r->head;
+		vfsb_data_key(rec, &r->last_data);
 		vfsb_ring_copy_in(r, rec, rec->size);
 	} else {
 		vfsb_ring_note_lost(r, rec->dev);
