@@ -301,4 +301,65 @@ TEST(unmount_watched_fs_repeatedly)
 	}
 }
 
+struct frozen_writer {
+	int ret;
+	volatile int done;
+};
+
+static void *frozen_writer(void *arg)
+{
+	struct frozen_writer *fw = arg;
+
+	fw->ret = write_file("/tmp/vb-frz/new", "data");
+	__atomic_store_n(&fw->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * The contrast that motivates the barrier: FIFREEZE also waits for the
+ * writes in flight, but then blocks every new writer until FITHAW
+ * (ext4 on the scratch disk; tmpfs cannot freeze). The barrier tests
+ * above show new writes completing while a barrier waits.
+ */
+TEST(fsfreeze_blocks_new_writes_the_barrier_does_not)
+{
+	struct frozen_writer fw = { 0 };
+	struct uffd_hold h;
+	pthread_t th;
+	int ret, dir, dev, fd, i;
+
+	ret = vfsb_mount_ext4("/tmp/vb-frz");
+	if (ret == -ENODEV)
+		SKIP(return, "no scratch disk");
+	ASSERT_EQ(0, ret);
+	dir = open("/tmp/vb-frz", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, dir);
+	ASSERT_EQ(0, ioctl(dir, FIFREEZE, 0));
+	ASSERT_EQ(0, pthread_create(&th, NULL, frozen_writer, &fw));
+	/* demonstration bound: the writer stays blocked while frozen */
+	for (i = 0; i < 30 && !__atomic_load_n(&fw.done, __ATOMIC_ACQUIRE); i++)
+		usleep(10000);
+	EXPECT_FALSE(__atomic_load_n(&fw.done, __ATOMIC_ACQUIRE));
+	ASSERT_EQ(0, ioctl(dir, FITHAW, 0));
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, fw.ret);
+
+	/* the same new write while a barrier waits on a held write: done */
+	dev = vfsb_open();
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_watch_path(dev, "/tmp/vb-frz"));
+	fd = open("/tmp/vb-frz/held", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uffd_hold_start(&h, fd));
+	EXPECT_NE(0, vfsb_barrier_start_path(dev, "/tmp/vb-frz"));
+	EXPECT_EQ(0, write_file("/tmp/vb-frz/new", "again"));
+	EXPECT_EQ(-ETIMEDOUT, vfsb_barrier_path(dev, "/tmp/vb-frz", 0, 100));
+	EXPECT_EQ((ssize_t)h.page, uffd_hold_release(&h));
+	EXPECT_EQ(0, vfsb_barrier_path(dev, "/tmp/vb-frz", 0, 0));
+	close(fd);
+	close(dev);
+	close(dir);
+	umount2("/tmp/vb-frz", MNT_DETACH);
+}
+
 TEST_HARNESS_MAIN
