@@ -109,6 +109,8 @@
 				   read(2) and write(2) reaches the server */
 #define FH_NO_DEFAULT_PERMISSIONS 2 /* the kernel leaves permission checks
 				   to us and sends ACCESS for access(2) */
+#define FH_ASYNC_DIO	4	/* FUSE_ASYNC_DIO: an AIO O_DIRECT write is
+				   submitted, then completes on our reply */
 
 struct fh_node;
 
@@ -493,6 +495,8 @@ static inline int fhs_init(struct fh_req *r)
 	 */
 	o.flags = a->flags & (FUSE_ASYNC_READ | FUSE_BIG_WRITES |
 			      FUSE_PARALLEL_DIROPS | FUSE_MAX_PAGES);
+	if (r->fh->flags & FH_ASYNC_DIO)
+		o.flags |= a->flags & FUSE_ASYNC_DIO;
 	o.max_background = 16;
 	o.congestion_threshold = 12;
 	o.max_write = FH_MAX_WRITE;

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * An asynchronous write whose submission returns before the write is
+ * done: Linux AIO, O_DIRECT, on a FUSE mount that negotiated
+ * FUSE_ASYNC_DIO and holds the WRITE reply. io_submit() returns at once;
+ * the write section must outlive it, until the completion.
+ */
+#define _GNU_SOURCE
+#include <linux/aio_abi.h>
+
+#include "fuse_hold.h"
+#include "vfsb_util.h"
+#include "kselftest_harness.h"
+
+#define DIR_AF "/tmp/vb-adio"
+
+TEST(aio_write_section_lasts_until_completion)
+{
+	struct iocb cb = { 0 }, *cbs[1] = { &cb };
+	struct io_event ev;
+	aio_context_t ctx = 0;
+	struct fuse_hold *fh;
+	void *buf;
+	int dev, fd;
+
+	mkdir(DIR_AF, 0755);
+	fh = fh_mount_flags(DIR_AF, FH_DIRECT_IO | FH_ASYNC_DIO);
+	ASSERT_NE(NULL, fh);
+	dev = vfsb_open();
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_AF));
+	fd = open(DIR_AF "/f", O_CREAT | O_RDWR | O_DIRECT | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	/* fuse makes extending async writes blocking: write inside i_size */
+	ASSERT_EQ(0, ftruncate(fd, 8192));
+	ASSERT_EQ(0, posix_memalign(&buf, 4096, 4096));
+	memset(buf, 'a', 4096);
+	ASSERT_EQ(0, syscall(SYS_io_setup, 4, &ctx));
+	cb.aio_lio_opcode = IOCB_CMD_PWRITE;
+	cb.aio_fildes = fd;
+	cb.aio_buf = (unsigned long)buf;
+	cb.aio_nbytes = 4096;
+
+	ASSERT_EQ(0, fh_hold(fh, FUSE_WRITE));
+	/* returns while the server still holds the WRITE */
+	ASSERT_EQ(1, syscall(SYS_io_submit, ctx, 1, cbs));
+	ASSERT_EQ(0, fh_wait_held(fh, 20000));
+	EXPECT_LE(1, vfsb_in_flight(dev, DIR_AF));
+	EXPECT_EQ(-ETIMEDOUT, vfsb_barrier_path(dev, DIR_AF, 0, 200));
+	ASSERT_EQ(0, fh_release(fh));
+	ASSERT_EQ(1, syscall(SYS_io_getevents, ctx, 1, 1, &ev, NULL));
+	EXPECT_EQ(4096, ev.res);
+	EXPECT_EQ(0, vfsb_barrier_path(dev, DIR_AF, 0, 0));
+	EXPECT_EQ(0, vfsb_in_flight(dev, DIR_AF));
+	syscall(SYS_io_destroy, ctx);
+	close(fd);
+	close(dev);
+	free(buf);
+	fh_umount(fh);
+}
+
+TEST_HARNESS_MAIN
