@@ -611,17 +611,22 @@ TEST_F(fs, directories_files_and_link_counts)
 /* More entries than one READDIR page holds: each exactly once, in order. */
 TEST_F(fs, readdir_over_several_requests)
 {
-	static char names[8192], want[8192];
+	/*
+	 * Enough entries to need several READDIR requests even where the
+	 * kernel reads directories in max_pages-sized buffers (7.x: up to
+	 * 128 KiB here), not one page as 6.1 does.
+	 */
+	static char names[1 << 18], want[1 << 18];
 	unsigned long before = fh_count(self->m.fh, FUSE_READDIR);
 	size_t used;
 	int i;
 
 	ASSERT_EQ(0, mkdirat(self->m.root, "d", 0755));
 	used = snprintf(want, sizeof(want), ". ..");
-	for (i = 0; i < 200; i++) {
-		char name[32];
+	for (i = 0; i < 5000; i++) {
+		char name[40];
 
-		snprintf(name, sizeof(name), "d/entry-with-a-long-name-%03d", i);
+		snprintf(name, sizeof(name), "d/entry-with-a-long-name-%04d", i);
 		ASSERT_EQ(0, put(self->m.root, name, "", 0));
 		used += snprintf(want + used, sizeof(want) - used, " %s", name + 2);
 	}
