@@ -37,7 +37,15 @@ mkdir -p "$work"
 scripts/initramfs.sh "$work/initramfs-$mode.cpio.gz" "$KREL" "$MODROOT" "$ko" "$bindir" "$mode"
 case "$mode" in
 check) tmo=${VFSB_GUEST_TIMEOUT:-1500} ;;
-bench) tmo=${VFSB_GUEST_TIMEOUT:-1700} ;;
+bench) tmo=${VFSB_GUEST_TIMEOUT:-1700}
+	# VFSB_BENCH_*=... reach the guest's init as environment variables.
+	VFSB_CMDLINE="${VFSB_CMDLINE:-} $(env | sed -n 's/^\(VFSB_BENCH_[A-Za-z0-9_]*\)=\(.*\)/\1="\2"/p' | tr '\n' ' ')"
+	export VFSB_CMDLINE ;;
 *) tmo=${VFSB_GUEST_TIMEOUT:-600} ;;
 esac
-scripts/guest.sh "$VMLINUZ" "$work/initramfs-$mode.cpio.gz" "$work/console-$mode.log" "$tmo" "$mode"
+rc=0
+scripts/guest.sh "$VMLINUZ" "$work/initramfs-$mode.cpio.gz" "$work/console-$mode.log" "$tmo" "$mode" || rc=$?
+if [ "$mode" = bench ]; then
+	VFSB_BUILD=$build scripts/bench-collect.sh "$work/console-bench.log" || rc=1
+fi
+exit $rc
