@@ -172,9 +172,9 @@ static int cmd_stats(int argc, char **argv)
 	if (json)
 		printf("[");
 	else
-		printf("%-9s %-8s %8s %12s %12s %9s %9s %12s %7s\n", "DEV", "FSTYPE",
-		       "WATCHERS", "BEGUN", "ENDED", "INFLIGHT", "BARRIERS",
-		       "AVG_WAIT_US", "MISSED");
+		printf("%-9s %-8s %8s %12s %12s %9s %9s %12s %7s %10s %8s\n",
+		       "DEV", "FSTYPE", "WATCHERS", "BEGUN", "ENDED", "INFLIGHT",
+		       "BARRIERS", "AVG_WAIT_US", "MISSED", "RECORDS", "LOST");
 	for (i = 0; i < req.count; i++) {
 		const struct vfsb_sb_stats *s = &st[i];
 		double avg = s->barriers ? s->barrier_wait_ns / 1e3 / s->barriers : 0;
@@ -184,7 +184,8 @@ static int cmd_stats(int argc, char **argv)
 			       "\"unmounted\":%s,\"sections_begun\":%llu,"
 			       "\"sections_ended\":%llu,\"in_flight\":%llu,"
 			       "\"barriers\":%llu,\"barrier_wait_ns\":%llu,"
-			       "\"missed\":%llu}", i ? "," : "",
+			       "\"missed\":%llu,\"records\":%llu,\"records_lost\":%llu}",
+			       i ? "," : "",
 			       major(s->dev), minor(s->dev), s->fstype, s->watchers,
 			       s->flags & VFSB_STATS_UNMOUNTED ? "true" : "false",
 			       (unsigned long long)s->sections_begun,
@@ -192,19 +193,23 @@ static int cmd_stats(int argc, char **argv)
 			       (unsigned long long)s->in_flight,
 			       (unsigned long long)s->barriers,
 			       (unsigned long long)s->barrier_wait_ns,
-			       (unsigned long long)s->missed);
+			       (unsigned long long)s->missed,
+			       (unsigned long long)s->records,
+			       (unsigned long long)s->records_lost);
 		} else {
 			char devs[24];
 
 			snprintf(devs, sizeof(devs), "%u:%u", major(s->dev),
 				 minor(s->dev));
-			printf("%-9s %-8s %8u %12llu %12llu %9llu %9llu %12.1f %7llu%s\n",
+			printf("%-9s %-8s %8u %12llu %12llu %9llu %9llu %12.1f %7llu %10llu %8llu%s\n",
 			       devs, s->fstype, s->watchers,
 			       (unsigned long long)s->sections_begun,
 			       (unsigned long long)s->sections_ended,
 			       (unsigned long long)s->in_flight,
 			       (unsigned long long)s->barriers, avg,
 			       (unsigned long long)s->missed,
+			       (unsigned long long)s->records,
+			       (unsigned long long)s->records_lost,
 			       s->flags & VFSB_STATS_UNMOUNTED ? " (unmounted)" : "");
 		}
 	}
