@@ -18,8 +18,8 @@ done
 # file at its cache root; make then runs in there, with the same paths.
 kroot=$(cd "$kdir/../../.." && pwd)
 if [ -f "$kroot/.vfsb-build-chroot" ]; then
-	"$top"/scripts/kernels/chroot-make.sh "$(cat "$kroot/.vfsb-build-chroot")" \
-		"$kroot" "$dst" -- -s -C "$kdir" M="$dst/module" "$@" modules >&2
+	"$top"/scripts/kernels/chroot-run.sh "$(cat "$kroot/.vfsb-build-chroot")" \
+		"$kroot" "$dst" -- make -s -C "$kdir" M="$dst/module" "$@" modules >&2
 else
 	make -s -C "$kdir" M="$dst/module" "$@" modules >&2
 fi

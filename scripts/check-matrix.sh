@@ -13,8 +13,9 @@
 #   VFSB_BUILD           build directory (default: build/ in the repo)
 #   VFSB_DEBUG_MEM       guest memory for the debug kernel (default 2048)
 #   VFSB_DEBUG_TIMEOUT   guest time limit for the debug kernel (default 3000)
-#   VFSB_MATRIX_DKMS=1   build with DKMS also for kernels from the cache
-#                        (by default only the system's kernels use DKMS)
+#   VFSB_NO_DKMS=1       test the plain kbuild build instead of the .ko
+#                        DKMS builds and installs (the default, on every
+#                        kernel: scripts/dkms.sh build)
 #   VFSB_KCACHE, VFSB_TESTS, VFSB_GUEST_MEM, VFSB_GUEST_TIMEOUT as for
 #   scripts/run-guest.sh and scripts/kernels/fetch.sh
 # Output: per kernel "KERNEL <release>: N passed, N failed, N skipped"
@@ -34,7 +35,6 @@ logs=$build/matrix
 mkdir -p "$logs"
 case "$mode" in check | build) ;; *) echo "check-matrix: VFSB_MATRIX must be check or build" >&2; exit 2 ;; esac
 
-user_no_dkms=${VFSB_NO_DKMS:-}
 tp=0 tf=0 ts=0 status=0
 summary=""
 note() { echo "check-matrix: $*" >&2; }
@@ -67,21 +67,16 @@ for kind in $kinds; do
 	fi
 	eval "$kenv"
 	log=$logs/$KREL.log
-	# scripts/run-guest.sh builds the module with DKMS by default, but
-	# `dkms install` runs depmod against the host's /lib/modules/<rel>,
-	# which exists only for installed kernels: for kernels from the cache
-	# use the plain kbuild build (VFSB_MATRIX_DKMS=1 keeps DKMS).
-	if [ "$MODROOT" != / ] && [ -z "${VFSB_MATRIX_DKMS:-}" ]; then
-		export VFSB_NO_DKMS=1
-	elif [ -n "$user_no_dkms" ]; then
-		export VFSB_NO_DKMS="$user_no_dkms"
-	else
-		unset VFSB_NO_DKMS
-	fi
-
 	if [ "$mode" = build ]; then
-		if scripts/build-module.sh "$KREL" "$KDIR" >"$log" 2>&1; then
-			line "KERNEL $KREL: built"
+		if [ -n "${VFSB_NO_DKMS:-}" ]; then
+			how=kbuild
+			scripts/build-module.sh "$KREL" "$KDIR" >"$log" 2>&1
+		else
+			how="dkms build + install"
+			scripts/dkms.sh build "$KREL" "$KDIR" >"$log" 2>&1
+		fi
+		if [ $? = 0 ]; then
+			line "KERNEL $KREL: built ($how: $(tail -n 1 "$log"))"
 		else
 			cat "$log" >&2
 			line "KERNEL $KREL: BUILD FAILED (log: $log)"

@@ -10,7 +10,9 @@
 #                        $VFSB_BUILD/dkms (the system's DKMS state and
 #                        /lib/modules are not touched, nothing is loaded):
 #                        dkms add, build and install --force for KREL
-#                        against KDIR; prints the installed .ko's path
+#                        against KDIR (inside the kernel's build chroot
+#                        when it names one), then depmod -e on the private
+#                        module tree; prints the installed .ko's path
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 name=vfsbarrier
@@ -49,26 +51,53 @@ build)
 	krel=$2 kdir=$3
 	d=${VFSB_BUILD:-$top/build}/dkms/$krel
 	rm -rf "$d"
-	mkdir -p "$d/src" "$d/tree" "$d/install/$krel"
+	root=$d/root
+	mkdir -p "$d/src" "$d/tree" "$root/lib/modules/$krel"
+	d=$(cd "$d" && pwd) root=$d/root
 	stage "$d/src"
-	opts="--dkmstree $d/tree --sourcetree $d/src --installtree $d/install"
+	# A kernel whose kbuild tools need a newer userland (7.x) names a
+	# build chroot (see scripts/kernels/chroot-run.sh): dkms runs in
+	# there, on the same paths.
+	kroot=$(cd "$kdir/../../.." && pwd)
+	run_dkms() {
+		if [ -f "$kroot/.vfsb-build-chroot" ]; then
+			"$top"/scripts/kernels/chroot-run.sh "$(cat "$kroot/.vfsb-build-chroot")" \
+				"$kroot" "$d" -- dkms "$@"
+		else
+			dkms "$@"
+		fi
+	}
+	opts="--dkmstree $d/tree --sourcetree $d/src --installtree $root/lib/modules"
+	# dkms install runs depmod on /lib/modules/KREL of the machine it runs
+	# on, which holds only the host's own kernels: install with
+	# --no-depmod and run depmod below on the private tree instead.
 	# shellcheck disable=SC2086
 	{
-		dkms add $opts -m $name -v "$ver"
-		dkms build $opts -m $name -v "$ver" -k "$krel" --kernelsourcedir "$kdir"
+		run_dkms add $opts -m $name -v "$ver"
+		run_dkms build $opts -m $name -v "$ver" -k "$krel" --kernelsourcedir "$kdir"
+		run_dkms install $opts -m $name -v "$ver" -k "$krel" --kernelsourcedir "$kdir" \
+			--force --no-depmod
 	} > "$d/dkms.log" 2>&1 || { cat "$d/dkms.log" >&2; exit 1; }
-	# install runs depmod for krel, which needs that kernel's module
-	# tree: give it one (links to the kernel's own files, when known)
-	mroot=$(cd "$kdir/../../.." && pwd)/lib/modules/$krel
-	for f in "$mroot"/modules.*; do
-		[ -e "$f" ] && ln -sf "$f" "$d/install/$krel/"
+	ko=$(find "$root/lib/modules/$krel" -name "$name.ko*" | head -n 1)
+	[ -n "$ko" ] || { cat "$d/dkms.log" >&2; echo "dkms: install put no $name.ko under $root" >&2; exit 1; }
+	# depmod against the kernel's own modules and Module.symvers: every
+	# symbol the installed module needs must resolve, with matching CRCs,
+	# and modprobe must find it where DKMS put it.
+	mods=$kroot/lib/modules/$krel
+	for f in "$mods"/kernel "$mods"/modules.order "$mods"/modules.builtin \
+		"$mods"/modules.builtin.modinfo; do
+		[ -e "$f" ] && ln -s "$f" "$root/lib/modules/$krel/"
 	done
-	# shellcheck disable=SC2086
-	if ! dkms install $opts -m $name -v "$ver" -k "$krel" --force >> "$d/dkms.log" 2>&1; then
-		echo "dkms: install for $krel failed (see $d/dkms.log); using the module dkms built" >&2
+	if ! depmod -b "$root" -e -E "$kdir/Module.symvers" "$krel" > "$d/depmod.log" 2>&1 ||
+		grep -q "$name" "$d/depmod.log"; then
+		cat "$d/depmod.log" >&2
+		echo "dkms: depmod reports problems with the installed $name for $krel" >&2
+		exit 1
 	fi
-	ko=$(find "$d/install" "$d/tree/$name/$ver/$krel" -name "$name.ko*" 2>/dev/null | head -n 1)
-	[ -n "$ko" ] || { echo "dkms: no $name.ko built; see $d/dkms.log" >&2; exit 1; }
+	grep -q "/$name\.ko[.a-z]*:" "$root/lib/modules/$krel/modules.dep" || {
+		echo "dkms: $name is not in modules.dep for $krel" >&2
+		exit 1
+	}
 	echo "$ko"
 	;;
 *)

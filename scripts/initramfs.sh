@@ -24,7 +24,14 @@ cp /bin/busybox "$root"/bin/busybox
 cp "$top"/guest/init "$root"/init
 chmod +x "$root"/init
 echo "$mode" > "$root"/etc/vfsb-mode
-cp "$ko" "$root"/lib/vfsb/vfsbarrier.ko
+# DKMS compresses the module like the kernel's own (.ko.xz on kernels
+# built with MODULE_COMPRESS_XZ); busybox insmod reads plain ELF only.
+case "$ko" in
+*.ko.xz) xz -dc "$ko" > "$root"/lib/vfsb/vfsbarrier.ko ;;
+*.ko.zst) zstd -qdc "$ko" > "$root"/lib/vfsb/vfsbarrier.ko ;;
+*.ko.gz) gzip -dc "$ko" > "$root"/lib/vfsb/vfsbarrier.ko ;;
+*) cp "$ko" "$root"/lib/vfsb/vfsbarrier.ko ;;
+esac
 cp -r "$bindir"/. "$root"/tests/
 
 # Modules: resolve dependencies with the target's modules.dep, decompress

@@ -14,7 +14,7 @@
 #          need glibc >= 2.38 and gcc-14, so modules for it are built in a
 #          trixie chroot ($VFSB_KCACHE/../trixie-chroot); the cache root
 #          gets a marker file .vfsb-build-chroot that scripts/build-module.sh
-#          honours (see scripts/kernels/chroot-make.sh)
+#          honours (see scripts/kernels/chroot-run.sh)
 #   debug  6.1 from /usr/src/linux-source-6.1 with tinyconfig +
 #          kvm_guest.config + scripts/kernels/debug.config (lockdep, KASAN,
 #          kmemleak, debug objects...), built under $VFSB_KCACHE/../src
@@ -141,13 +141,14 @@ deps_of() {
 make_chroot() {
 	ch=$base/trixie-chroot
 	if [ -f "$ch/.vfsb-complete" ]; then
+		chroot_dkms
 		return 0
 	fi
 	say "creating the trixie build chroot $ch (debootstrap minbase, ~1 min, ~460 MB)"
 	t0=$(date +%s)
 	scrub "$ch.tmp"
 	debootstrap --variant=minbase --keyring="$keyring" \
-		--include=gcc-14,make,pahole,libelf1t64,libssl3t64,zlib1g,kmod \
+		--include=gcc-14,make,pahole,libelf1t64,libssl3t64,zlib1g,kmod,dkms \
 		trixie "$ch.tmp" "$mirror" >"$logdir/debootstrap.log" 2>&1 ||
 		{ tail -n 20 "$logdir/debootstrap.log" >&2; scrub "$ch.tmp"; die "debootstrap failed (log: $logdir/debootstrap.log)"; }
 	# The cache is bind-mounted at its own path inside the chroot.
@@ -156,6 +157,19 @@ make_chroot() {
 	scrub "$ch"
 	mv "$ch.tmp" "$ch"
 	say "chroot ready in $(($(date +%s) - t0))s"
+}
+
+# chroot_dkms: the DKMS build of the module for 7.x runs dkms inside the
+# chroot (scripts/dkms.sh); chroots made before dkms was in the package
+# list get it from the trixie archive here, once.
+chroot_dkms() {
+	[ -x "$ch/usr/sbin/dkms" ] && return 0
+	say "installing dkms into the build chroot $ch"
+	cp /etc/resolv.conf "$ch/etc/resolv.conf"
+	"$here"/chroot-run.sh "$ch" -- sh -c \
+		"apt-get -q update && apt-get -qy install --no-install-recommends dkms" \
+		>"$logdir/chroot-dkms.log" 2>&1 ||
+		{ tail -n 20 "$logdir/chroot-dkms.log" >&2; die "installing dkms in the chroot failed (log: $logdir/chroot-dkms.log)"; }
 }
 
 # ---- Debian kernel packages (6.12, 7) --------------------------------------
