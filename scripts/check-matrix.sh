@@ -27,7 +27,7 @@
 # Exit status: 0 only when every kernel passed.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 kinds=${*:-6.1 6.12 7 debug}
 mode=${VFSB_MATRIX:-check}
 build=${VFSB_BUILD:-$top/build}
