@@ -164,7 +164,12 @@ static int vfsb_krp_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	const struct vfsb_krp_def *def = krp_of(ri)->def;
 	struct vfsb_krp_data *d = (void *)ri->data;
-	long ret = regs_return_value(regs);
+	/*
+	 * Every hooked function whose result matters returns int: only the
+	 * low 32 bits of the return register are defined (io_write() returns
+	 * its ssize_t through an int, so -EIOCBQUEUED arrives zero-extended).
+	 */
+	int ret = (int)regs_return_value(regs);
 	struct vfsb_section s;
 
 	switch (def->span) {

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * An asynchronous write whose submission returns before the write is
- * done: Linux AIO, O_DIRECT, on a FUSE mount that negotiated
- * FUSE_ASYNC_DIO and holds the WRITE reply. io_submit() returns at once;
- * the write section must outlive it, until the completion.
+ * done: Linux AIO or io_uring, O_DIRECT, on a FUSE mount that negotiated
+ * FUSE_ASYNC_DIO and holds the WRITE reply. io_submit() (or io_uring's
+ * io-wq worker, which FUSE's lack of nowait support sends it to) returns
+ * with the request queued; the write section must outlive it, until the
+ * completion.
  */
 #define _GNU_SOURCE
 #include <linux/aio_abi.h>
 
 #include "fuse_hold.h"
+#include "vfsb_uring.h"
 #include "vfsb_util.h"
 #include "kselftest_harness.h"
 
@@ -53,6 +56,50 @@ TEST(aio_write_section_lasts_until_completion)
 	EXPECT_EQ(0, vfsb_barrier_path(dev, DIR_AF, 0, 0));
 	EXPECT_EQ(0, vfsb_in_flight(dev, DIR_AF));
 	syscall(SYS_io_destroy, ctx);
+	close(fd);
+	close(dev);
+	free(buf);
+	fh_umount(fh);
+}
+
+TEST(uring_write_section_lasts_until_completion)
+{
+	struct io_uring_sqe sqe = { 0 };
+	struct fuse_hold *fh;
+	struct ring r;
+	int dev, fd, res = 0;
+	void *buf;
+
+	mkdir(DIR_AF, 0755);
+	fh = fh_mount_flags(DIR_AF, FH_DIRECT_IO | FH_ASYNC_DIO);
+	ASSERT_NE(NULL, fh);
+	dev = vfsb_open();
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_AF));
+	fd = open(DIR_AF "/g", O_CREAT | O_RDWR | O_DIRECT | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, 8192));
+	ASSERT_EQ(0, posix_memalign(&buf, 4096, 4096));
+	memset(buf, 'u', 4096);
+	ASSERT_EQ(0, ring_init(&r));
+	sqe.opcode = IORING_OP_WRITE;
+	sqe.fd = fd;
+	sqe.addr = (unsigned long)buf;
+	sqe.len = 4096;
+	sqe.off = 4096;
+
+	ASSERT_EQ(0, fh_hold(fh, FUSE_WRITE));
+	/* returns at once: the write goes on in io-wq, then in FUSE */
+	ASSERT_EQ(0, ring_submit(&r, &sqe));
+	ASSERT_EQ(0, fh_wait_held(fh, 20000));
+	EXPECT_LE(1, vfsb_in_flight(dev, DIR_AF));
+	EXPECT_EQ(-ETIMEDOUT, vfsb_barrier_path(dev, DIR_AF, 0, 200));
+	ASSERT_EQ(0, fh_release(fh));
+	ASSERT_EQ(0, ring_reap(&r, &res));
+	EXPECT_EQ(4096, res);
+	EXPECT_EQ(0, vfsb_barrier_path(dev, DIR_AF, 0, 0));
+	EXPECT_EQ(0, vfsb_in_flight(dev, DIR_AF));
+	ring_exit(&r);
 	close(fd);
 	close(dev);
 	free(buf);
