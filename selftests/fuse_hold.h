@@ -960,6 +960,8 @@ static inline size_t fhs_pack_dirent(char *buf, size_t room, uint64_t ino,
 	return size;
 }
 
+#define FH_READDIR_MAX 4096
+
 /*
  * Offsets are cookies: "." is 1, ".." 2, and every entry gets the next
  * number of its directory when it is added and keeps it, and entries stay
@@ -979,6 +981,14 @@ static inline int fhs_readdir(struct fh_req *r)
 	if (!S_ISDIR(n->mode))
 		return -ENOTDIR;
 	room = a->size < FH_BUFSIZE ? a->size : FH_BUFSIZE;
+	/*
+	 * One page per reply at most, whatever the kernel asks for (7.x asks
+	 * for up to max_pages): a short reply is valid FUSE, and it makes a
+	 * directory of a few hundred entries take several READDIRs on every
+	 * kernel, which is the resumption path worth testing.
+	 */
+	if (room > FH_READDIR_MAX)
+		room = FH_READDIR_MAX;
 	if (a->offset < 1) {
 		sz = fhs_pack_dirent(out, room, n->id, 1, S_IFDIR, ".");
 		if (!sz)
