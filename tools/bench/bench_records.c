@@ -23,21 +23,26 @@
  *             handle), FAN_MARK_FILESYSTEM, the default queue (16384
  *             events); loss = a FAN_Q_OVERFLOW event (which does not
  *             say how many: lost = creates - events received)
- * Both readers are one thread on the last CPU, reading into a buffer of
- * VFSB_BENCH_RECORDS_READ_BYTES.
+ * Both readers are one thread on the last CPU (which it shares with a
+ * writer), reading into a buffer of VFSB_BENCH_RECORDS_READ_BYTES
+ * (64 KiB, as vbctl stream; one vfsb row reads 1 MiB at a time).
  *
- * Part A ("eager reader"): the reader wakes up as soon as there is
- * something to read. A trial first runs the writers unthrottled; if
- * nothing was lost there the answer is "lossless at the writer's
+ * Part A ("eager reader"): the reader poll()s and reads as soon as
+ * there is something. The writers first run unthrottled
+ * (VFSB_BENCH_RECORDS_REPS times for the two main listeners); if
+ * nothing was lost there the answer is "lossless at the writers'
  * maximum rate" (writer_bound: the reader was never the limit). If
- * something was lost, paced trials bisect between the rates (at most
- * VFSB_BENCH_RECORDS_STEPS of them) for the highest lossless one.
+ * something was lost, paced trials bisect between the best lossless
+ * and the lowest lossy rate (at most VFSB_BENCH_RECORDS_STEPS of them,
+ * within VFSB_BENCH_RECORDS_BUDGET_S for the phase).
  *
  * Part B ("periodic reader"): the reader sleeps
  * VFSB_BENCH_RECORDS_PERIOD_MS between drains, as a batch indexer
  * might; loss then begins where one period's records no longer fit in
  * the ring or queue, so this compares capacities: a small (64 KiB)
  * ring, the default ring and fanotify's queue, with the same search.
+ * Every vfsb trial also checks that the OVERFLOW records' counts add up
+ * to exactly the records missing.
  */
 #include "common.h"
 
@@ -67,11 +72,15 @@ static uint64_t t_phase;
 
 /* ---- one trial ---- */
 
+struct result;
+
 struct trial {
+	struct result *res;
 	const char *what;	/* listener label */
 	int kind;
 	uint32_t ring;		/* vfsb ring bytes (0: default) */
 	long period;		/* reader sleeps this many ms between drains */
+	long rbytes;		/* read() buffer */
 	long target;		/* ops/s in all, 0: unthrottled */
 	long ops;
 	double secs, rate;	/* achieved */
@@ -88,7 +97,7 @@ static int ntrials;
 
 struct reader {
 	int fd, kind, stop_efd;
-	long period;
+	long period, rbytes;
 	pthread_t th;
 	char *buf;
 	struct rec_count cnt;		/* vfsb */
@@ -100,7 +109,7 @@ static void reader_drain(struct reader *rd)
 	ssize_t len;
 
 	for (;;) {
-		len = read(rd->fd, rd->buf, read_bytes);
+		len = read(rd->fd, rd->buf, rd->rbytes);
 		if (len < 0 && errno == EINTR)
 			continue;
 		if (len <= 0) {
@@ -229,7 +238,7 @@ static void run_trial(struct trial *t)
 	int i;
 
 	if (!buf) {
-		buf = aligned_alloc(8, read_bytes);
+		buf = aligned_alloc(8, 1 << 20);
 		if (!buf)
 			die("out of memory");
 	}
@@ -245,6 +254,7 @@ static void run_trial(struct trial *t)
 	memset(&rd, 0, sizeof(rd));
 	rd.kind = t->kind;
 	rd.period = t->period;
+	rd.rbytes = t->rbytes;
 	rd.buf = buf;
 	rd.fd = listener_open(t);
 	rd.stop_efd = eventfd(0, EFD_CLOEXEC);
@@ -301,7 +311,7 @@ static void run_trial(struct trial *t)
 	t->lossless = !t->overflows && !t->lost && t->received == (uint64_t)t->ops;
 	if (umount2(MNT, 0))
 		die("umount %s: %s", MNT, strerror(errno));
-	progress("records: %-14s period %4ldms target %6ld/s: %ld creates in %.2fs = %.0f/s, "
+	progress("records: %-22s period %3ldms target %5ld/s: %ld creates in %.2fs = %.0f/s, "
 		 "received %llu, lost %llu (%llu overflow%s)%s",
 		 t->what, t->period, t->target, t->ops, t->secs, t->rate,
 		 (unsigned long long)t->received, (unsigned long long)t->lost,
@@ -315,15 +325,15 @@ struct result {
 	const char *key, *what;
 	int kind;
 	uint32_t ring;
-	long period, ops;
-	double full_rate;	/* unthrottled trial */
-	uint64_t full_lost;
+	long period, ops, rbytes;
+	double full_rate;	/* fastest unthrottled trial */
+	uint64_t full_lost;	/* records lost in the unthrottled trials */
 	double max_lossless;	/* highest lossless achieved rate; NAN: none */
 	double min_lossy;	/* lowest rate that lost records; NAN: none */
-	bool writer_bound;	/* lossless unthrottled */
+	bool writer_bound;	/* every unthrottled trial lossless */
 	bool accounted;		/* every vfsb trial's counts added up */
 	double rec_bytes;
-	int first, n;		/* its trials */
+	int ntr;		/* its trials */
 };
 
 static bool over_budget(void)
@@ -331,64 +341,66 @@ static bool over_budget(void)
 	return (now_ns() - t_phase) / 1e9 > budget_s;
 }
 
-static struct trial *new_trial(struct result *res, long target)
+static struct trial *run_one(struct result *res, long target)
 {
 	struct trial *t;
 
 	if (ntrials >= MAX_TRIALS)
 		die("too many trials");
-	t = &trials[ntrials++];
+	t = &trials[ntrials];
 	memset(t, 0, sizeof(*t));
+	t->res = res;
 	t->what = res->what;
 	t->kind = res->kind;
 	t->ring = res->ring;
 	t->period = res->period;
+	t->rbytes = res->rbytes;
 	t->target = target;
 	t->ops = res->ops;
-	res->n++;
+	run_trial(t);
+	ntrials++;
+	if (!res->ntr++) {
+		res->accounted = true;
+		res->writer_bound = true;
+		res->max_lossless = res->min_lossy = res->full_rate = NAN;
+	}
+	res->accounted &= t->accounted;
+	if (!isnan(t->rec_bytes))
+		res->rec_bytes = t->rec_bytes;
+	if (t->lossless && !(t->rate <= res->max_lossless))
+		res->max_lossless = t->rate;
+	if (!t->lossless && !(t->rate >= res->min_lossy))
+		res->min_lossy = t->rate;
+	if (!target) {
+		if (!(t->rate <= res->full_rate))
+			res->full_rate = t->rate;
+		res->full_lost += t->lost;
+		res->writer_bound &= t->lossless;
+	}
 	return t;
 }
 
-static void search(struct result *res)
+/*
+ * After the unthrottled trials: when one lost records, paced trials
+ * bisect between the best lossless rate (or nothing) and the lowest
+ * lossy one, until they are within 10% or the steps or budget run out.
+ */
+static void bisect(struct result *res)
 {
-	struct trial *t;
-	double lo = NAN, hi;
+	double lo, hi;
 	long target;
 	int s;
 
-	res->first = ntrials;
-	res->accounted = true;
-	t = new_trial(res, 0);
-	run_trial(t);
-	res->full_rate = t->rate;
-	res->full_lost = t->lost;
-	res->rec_bytes = t->rec_bytes;
-	res->accounted &= t->accounted;
-	res->min_lossy = NAN;
-	if (t->lossless) {
-		res->writer_bound = true;
-		res->max_lossless = t->rate;
-		return;
-	}
-	hi = t->rate;
-	res->min_lossy = hi;
-	for (s = 0; s < nsteps && !over_budget(); s++) {
+	for (s = 0; s < nsteps && !res->writer_bound && !over_budget(); s++) {
+		lo = res->max_lossless;
+		hi = res->min_lossy;
+		if (!isnan(lo) && (lo >= hi || hi / lo < 1.1))
+			break;
 		target = (long)(isnan(lo) ? hi / 2 : (lo + hi) / 2);
 		if (target < 10)
 			break;
-		t = new_trial(res, target);
-		run_trial(t);
-		res->accounted &= t->accounted;
-		if (t->lossless) {
-			lo = t->rate;
-		} else {
-			hi = t->rate < hi ? t->rate : hi;
-			res->min_lossy = hi;
-		}
-		if (!isnan(lo) && hi / lo < 1.1)
-			break;	/* within 10% */
+		run_one(res, target);
 	}
-	res->max_lossless = lo;
 }
 
 /* ---- output ---- */
@@ -397,10 +409,10 @@ static void print_result(const struct result *r)
 {
 	char b1[32], b2[32], b3[32];
 
-	printf("%-26s %-11s %-9llu %-14s %-12s %s\n", r->what,
+	printf("%-34s %-8s %-9llu %-13s %-9s %s\n", r->what,
 	       fmt_num(b1, r->full_rate, 0), (unsigned long long)r->full_lost,
 	       fmt_num(b2, r->max_lossless, 0), fmt_num(b3, r->min_lossy, 0),
-	       r->writer_bound ? "yes (lossless at the writers' full speed)" :
+	       r->writer_bound ? "yes: lossless at the writers' full speed" :
 	       isnan(r->max_lossless) ? "no (no lossless rate found)" : "no");
 }
 
@@ -415,7 +427,8 @@ static void json_trial(struct jw *j, const struct trial *t)
 	jw_int(j, "lost", (long long)t->lost);
 	jw_int(j, "overflows", (long long)t->overflows);
 	jw_bool(j, "lossless", t->lossless);
-	jw_bool(j, "accounted", t->accounted);
+	if (t->kind == K_VFSB)
+		jw_bool(j, "lost_count_exact", t->accounted);
 	jw_end(j);
 }
 
@@ -429,127 +442,155 @@ static void json_result(struct jw *j, const struct result *r)
 		jw_int(j, "ring_bytes", r->ring ? r->ring : VFSB_RING_DEFAULT);
 	else
 		jw_int(j, "queue_events", FAN_QUEUE_DEFAULT);
+	jw_int(j, "read_bytes", r->rbytes);
 	jw_int(j, "reader_period_ms", r->period);
+	jw_int(j, "ops_per_trial", r->ops);
 	jw_num(j, "max_lossless_ops_per_s", r->max_lossless);
 	jw_bool(j, "writer_bound", r->writer_bound);
 	jw_num(j, "min_lossy_ops_per_s", r->min_lossy);
 	jw_num(j, "full_speed_ops_per_s", r->full_rate);
 	jw_int(j, "full_speed_lost", (long long)r->full_lost);
 	jw_num(j, "mean_bytes", r->rec_bytes);
+	/* records (events) the ring (queue) holds */
 	jw_num(j, "capacity", r->kind == K_VFSB ?
 	       (r->ring ? r->ring : VFSB_RING_DEFAULT) / r->rec_bytes :
 	       FAN_QUEUE_DEFAULT);
 	if (r->kind == K_VFSB)
 		jw_bool(j, "lost_counts_exact", r->accounted);
 	jw_arr(j, "trials");
-	for (i = r->first; i < r->first + r->n; i++)
-		json_trial(j, &trials[i]);
+	for (i = 0; i < ntrials; i++)
+		if (trials[i].res == r)
+			json_trial(j, &trials[i]);
 	jw_end_arr(j);
 	jw_end(j);
 }
 
+enum { E_VFSB, E_VFSB_1M, E_FAN, NEAGER };
+enum { B_VFSB_64K, B_VFSB, B_FAN, NBATCH };
+
 static int cmd_records(const char *out)
 {
-	struct result eager[2] = {
-		{ .key = "vfsb", .what = "vfsb, 1 MiB ring", .kind = K_VFSB },
-		{ .key = "fanotify", .what = "fanotify, 16384 queue", .kind = K_FAN },
+	struct result eager[NEAGER] = {
+		[E_VFSB] = { .key = "vfsb", .what = "vfsb, 1 MiB ring", .kind = K_VFSB },
+		[E_VFSB_1M] = { .key = "vfsb_read_1m", .what = "vfsb, 1 MiB ring, 1 MiB read()",
+				.kind = K_VFSB, .rbytes = 1 << 20 },
+		[E_FAN] = { .key = "fanotify", .what = "fanotify, 16384 queue", .kind = K_FAN },
 	};
-	struct result batch[3] = {
-		{ .key = "vfsb_64k", .what = "vfsb, 64 KiB ring", .kind = K_VFSB,
-		  .ring = 64 << 10 },
-		{ .key = "vfsb", .what = "vfsb, 1 MiB ring", .kind = K_VFSB },
-		{ .key = "fanotify", .what = "fanotify, 16384 queue", .kind = K_FAN },
+	struct result batch[NBATCH] = {
+		[B_VFSB_64K] = { .key = "vfsb_64k", .what = "vfsb, 64 KiB ring", .kind = K_VFSB,
+				 .ring = 64 << 10 },
+		[B_VFSB] = { .key = "vfsb", .what = "vfsb, 1 MiB ring", .kind = K_VFSB },
+		[B_FAN] = { .key = "fanotify", .what = "fanotify, 16384 queue", .kind = K_FAN },
 	};
 	const char *other = getenv("VFSB_BENCH_OTHER");
 	bool accounted = true;
+	long reps, r;
 	struct jw j;
-	int keeper, ret;
-	unsigned int i;
+	int keeper, ret, i;
 
 	t_phase = now_ns();
-	nops = bench_env("VFSB_BENCH_RECORDS_OPS", 40000, 4000);
-	slow_ops = bench_env("VFSB_BENCH_RECORDS_SLOW_OPS", 8000, 2000);
+	nops = bench_env("VFSB_BENCH_RECORDS_OPS", 20000, 4000);
+	slow_ops = bench_env("VFSB_BENCH_RECORDS_SLOW_OPS", 6000, 2000);
 	nwriters = bench_env("VFSB_BENCH_RECORDS_WRITERS", cpu_count(), cpu_count());
 	nsteps = bench_env("VFSB_BENCH_RECORDS_STEPS", 5, 2);
-	read_bytes = bench_env("VFSB_BENCH_RECORDS_READ_BYTES", 1 << 20, 1 << 20);
+	reps = bench_env("VFSB_BENCH_RECORDS_REPS", 2, 1);
+	read_bytes = bench_env("VFSB_BENCH_RECORDS_READ_BYTES", 64 << 10, 64 << 10);
 	period_ms = bench_env("VFSB_BENCH_RECORDS_PERIOD_MS", 200, 200);
 	budget_s = bench_env("VFSB_BENCH_RECORDS_BUDGET_S", 150, 60);
 	if (nwriters < 1 || nwriters > MAX_WRITERS)
 		die("VFSB_BENCH_RECORDS_WRITERS must be 1..%d", MAX_WRITERS);
-	if (read_bytes < VFSB_RECORD_MAX)
-		read_bytes = VFSB_RECORD_MAX;
+	if (read_bytes < VFSB_RECORD_MAX || read_bytes > 1 << 20)
+		die("VFSB_BENCH_RECORDS_READ_BYTES must be %d..%d", VFSB_RECORD_MAX, 1 << 20);
 	if (!other || !*other)
 		die("VFSB_BENCH_OTHER is not set (bench.sh sets it)");
-	for (i = 0; i < ARRAY_SIZE(eager); i++)
+	for (i = 0; i < NEAGER; i++) {
 		eager[i].ops = nops;
+		if (!eager[i].rbytes)
+			eager[i].rbytes = read_bytes;
+	}
 	/* a trial can only overflow what it more than fills */
-	for (i = 0; i < ARRAY_SIZE(batch); i++) {
+	for (i = 0; i < NBATCH; i++) {
 		batch[i].ops = batch[i].ring ? slow_ops : nops;
 		batch[i].period = period_ms;
+		batch[i].rbytes = read_bytes;
 	}
 	progress("records: %ld creates per trial, %ld writers, read() of %ld bytes",
 		 nops, nwriters, read_bytes);
 
-	/* fanotify first, with no module loaded */
+	/*
+	 * fanotify with no module loaded; vfsbarrier with its hooks
+	 * registered once for all its trials. The eager listeners'
+	 * unthrottled trials go F V.. V F, so drift on a shared host
+	 * shows up as a difference between the repetitions.
+	 */
 	mod_set(false);
-	search(&eager[1]);
-	search(&batch[2]);
-	/* then vfsbarrier, its hooks registered once for all the trials */
+	run_one(&eager[E_FAN], 0);
+	run_one(&batch[B_FAN], 0);
 	mod_set(true);
 	keeper = dev_open();
 	ret = dev_watch(keeper, other);
 	if (ret)
 		die("watch %s: %s", other, strerror(-ret));
 	sleep_ns(1000000000ull);	/* the text patching's deferred work */
-	search(&eager[0]);
-	search(&batch[0]);
-	search(&batch[1]);
+	for (r = 0; r < reps; r++)
+		run_one(&eager[E_VFSB], 0);
+	run_one(&eager[E_VFSB_1M], 0);
+	run_one(&batch[B_VFSB_64K], 0);
+	run_one(&batch[B_VFSB], 0);
+	bisect(&batch[B_VFSB_64K]);
+	bisect(&eager[E_VFSB]);
+	bisect(&eager[E_VFSB_1M]);
+	bisect(&batch[B_VFSB]);
 	close(keeper);
 	mod_set(false);
-	for (i = 0; i < ARRAY_SIZE(eager); i++)
+	for (r = 1; r < reps; r++)
+		run_one(&eager[E_FAN], 0);
+	bisect(&eager[E_FAN]);
+	bisect(&batch[B_FAN]);
+	for (i = 0; i < NEAGER; i++)
 		accounted &= eager[i].accounted;
-	for (i = 0; i < ARRAY_SIZE(batch); i++)
+	for (i = 0; i < NBATCH; i++)
 		accounted &= batch[i].accounted;
 
-	printf("\n[4] record throughput on tmpfs: %ld writer threads creating files of unique names;\n"
-	       "    highest rate (creates/s, all writers) at which the reader got every record or event\n",
-	       nwriters);
-	printf("%-26s %-11s %-9s %-14s %-12s %s\n", "A: eager reader", "full /s",
-	       "full lost", "max lossless", "lossy at", "writer-bound");
-	for (i = 0; i < ARRAY_SIZE(eager); i++)
+	printf("\n[4] record throughput on a fresh tmpfs: %ld writer threads create files of unique names;\n"
+	       "    creates/s of all writers; \"max lossless\" = fastest trial in which the reader got\n"
+	       "    every record (event); \"lossy at\" = slowest trial that lost some; \"full\" = fastest\n"
+	       "    unthrottled trial (%ld creates each; %ld of the eager ones), \"lost\" = lost in those\n",
+	       nwriters, nops, reps);
+	printf("%-34s %-8s %-9s %-13s %-9s %s\n", "A: eager reader (poll, read)",
+	       "full/s", "lost", "max lossless", "lossy at", "writer-bound");
+	for (i = 0; i < NEAGER; i++)
 		print_result(&eager[i]);
-	printf("%-26s\n", "B: reader every");
-	printf("   %ld ms (creates per trial: %ld with the 64 KiB ring, else %ld)\n",
-	       period_ms, slow_ops, nops);
-	for (i = 0; i < ARRAY_SIZE(batch); i++)
+	printf("B: reader drains every %ld ms (%ld creates per trial with the 64 KiB ring)\n",
+	       period_ms, slow_ops);
+	for (i = 0; i < NBATCH; i++)
 		print_result(&batch[i]);
-	printf("    record size %.0f B (1 MiB ring: ~%.0f records); fanotify event %.0f B, queue 16384 events\n",
-	       eager[0].rec_bytes, VFSB_RING_DEFAULT / eager[0].rec_bytes, eager[1].rec_bytes);
-	printf("    vfsb lost counts (OVERFLOW records) %s\n",
+	printf("    record %.0f B: a 1 MiB ring holds ~%.0f, 64 KiB ~%.0f; fanotify event %.0f B, queue 16384 events\n",
+	       eager[E_VFSB].rec_bytes, VFSB_RING_DEFAULT / eager[E_VFSB].rec_bytes,
+	       (64 << 10) / eager[E_VFSB].rec_bytes, eager[E_FAN].rec_bytes);
+	printf("    vfsb lost counts (OVERFLOW records) %s; read() buffer %ld bytes unless stated\n",
 	       accounted ? "matched every trial's shortfall exactly" :
-	       "did NOT match the shortfall in some trial");
+	       "did NOT match the shortfall in some trial", read_bytes);
 
 	jw_open(&j, out);
 	jw_obj(&j, NULL);
 	jw_obj(&j, "records");
-	jw_num(&j, "max_lossless_ops_per_s", eager[0].max_lossless);
-	jw_bool(&j, "max_lossless_writer_bound", eager[0].writer_bound);
-	jw_num(&j, "fanotify_max_lossless_per_s", eager[1].max_lossless);
-	jw_bool(&j, "fanotify_max_lossless_writer_bound", eager[1].writer_bound);
+	jw_num(&j, "max_lossless_ops_per_s", eager[E_VFSB].max_lossless);
+	jw_bool(&j, "max_lossless_writer_bound", eager[E_VFSB].writer_bound);
+	jw_num(&j, "fanotify_max_lossless_per_s", eager[E_FAN].max_lossless);
+	jw_bool(&j, "fanotify_max_lossless_writer_bound", eager[E_FAN].writer_bound);
 	jw_str(&j, "workload", "creates of unique names on a fresh tmpfs, one directory per writer thread");
 	jw_int(&j, "writers", nwriters);
 	jw_int(&j, "read_bytes", read_bytes);
 	jw_bool(&j, "lost_counts_exact", accounted);
 	jw_obj(&j, "eager_reader");
-	jw_int(&j, "ops_per_trial", nops);
-	for (i = 0; i < ARRAY_SIZE(eager); i++)
+	jw_int(&j, "unthrottled_reps", reps);
+	for (i = 0; i < NEAGER; i++)
 		json_result(&j, &eager[i]);
 	jw_end(&j);
 	jw_obj(&j, "periodic_reader");
 	jw_int(&j, "period_ms", period_ms);
-	jw_int(&j, "ops_per_trial_small_ring", slow_ops);
-	jw_int(&j, "ops_per_trial", nops);
-	for (i = 0; i < ARRAY_SIZE(batch); i++)
+	for (i = 0; i < NBATCH; i++)
 		json_result(&j, &batch[i]);
 	jw_end(&j);
 	jw_num(&j, "seconds", (now_ns() - t_phase) / 1e9);
