@@ -363,22 +363,42 @@ struct op {
 	int (*run)(struct octx *c, long n);
 	void (*teardown)(struct octx *c);
 	bool scaling;		/* also in the watched-superblocks series */
+	int records;		/* records one iteration announces */
 };
 
 static const struct op ops[] = {
-	{ "create_unlink", "create+unlink", NULL, run_create_unlink, NULL, true },
-	{ "mkdir_rmdir", "mkdir+rmdir", NULL, run_mkdir_rmdir, NULL, false },
-	{ "rename", "rename", setup_rename, run_rename, teardown_rename, false },
-	{ "chmod", "chmod", setup_chmod, run_chmod, teardown_chmod, true },
-	{ "setxattr", "setxattr", setup_setxattr, run_setxattr, teardown_setxattr, false },
-	{ "pwrite_4k", "pwrite 4K", setup_pwrite, run_pwrite_4k, teardown_pwrite, true },
-	{ "write_1b", "write 1B", setup_write1, run_write_1b, teardown_write1, true },
-	{ "io_uring_4k", "io_uring 4K", setup_uring, run_uring_4k, teardown_uring, false },
+	{ "create_unlink", "create+unlink", NULL, run_create_unlink, NULL, true, 2 },
+	{ "mkdir_rmdir", "mkdir+rmdir", NULL, run_mkdir_rmdir, NULL, false, 2 },
+	{ "rename", "rename", setup_rename, run_rename, teardown_rename, false, 2 },
+	{ "chmod", "chmod", setup_chmod, run_chmod, teardown_chmod, true, 1 },
+	{ "setxattr", "setxattr", setup_setxattr, run_setxattr, teardown_setxattr, false, 1 },
+	{ "pwrite_4k", "pwrite 4K", setup_pwrite, run_pwrite_4k, teardown_pwrite, true, 1 },
+	{ "write_1b", "write 1B", setup_write1, run_write_1b, teardown_write1, true, 1 },
+	{ "io_uring_4k", "io_uring 4K", setup_uring, run_uring_4k, teardown_uring, false, 1 },
 };
 #define NOPS ARRAY_SIZE(ops)
 
 static long op_iters[MAX_FS][NOPS];
 static long reps;
+
+/*
+ * Ring size for a subscriber during a run of n iterations of op: room
+ * for all the run's records (about 192 bytes each, plus the setup's),
+ * at least the default, at most 8 MiB (8 subscribers: 64 MiB), so that
+ * a reader falling behind during the loop does not turn the figure into
+ * one of a lossy stream (which costs the writer less: no copy).
+ */
+#define RING_CAP (8U << 20)
+
+static uint32_t ring_for(const struct op *op, long n)
+{
+	uint64_t want = ((uint64_t)n * op->records + FILE_PAGES + 64) * 192;
+	uint32_t r = VFSB_RING_DEFAULT;
+
+	while (r < want && r < RING_CAP)
+		r <<= 1;
+	return r;
+}
 
 /* One timed run of op on the directory dirfd: ns per op, or NAN. */
 static double time_op(const struct op *op, int dirfd, long n)
@@ -422,6 +442,7 @@ struct cstate {
 	pthread_t reader;
 	uint64_t events, overflows;	/* written by the reader */
 	struct drainer *drain;		/* streaming, coalesced */
+	uint32_t ring;			/* their ring size for this run */
 };
 
 /* ---- record subscribers, drained by one thread ---- */
@@ -491,7 +512,7 @@ static void *drainer_main(void *arg)
 
 /* n subscribers on paths, each with its own open device */
 static struct drainer *drainer_start(const char *const *paths, int npaths,
-				     int n, uint32_t flags)
+				     int n, uint32_t ring, uint32_t flags)
 {
 	struct drainer *d = calloc(1, sizeof(*d));
 	int i;
@@ -500,7 +521,7 @@ static struct drainer *drainer_start(const char *const *paths, int npaths,
 		die("out of memory");
 	d->n = n;
 	for (i = 0; i < n; i++)
-		d->fd[i] = sub_open(paths, npaths, 0, flags);
+		d->fd[i] = sub_open(paths, npaths, ring, flags);
 	d->stop_efd = eventfd(0, EFD_CLOEXEC);
 	if (d->stop_efd < 0)
 		die("eventfd: %s", strerror(errno));
@@ -654,7 +675,7 @@ static int setup_subscriber(struct cstate *s, uint32_t flags)
 
 	for (i = 0; i < s->nfs; i++)
 		paths[i] = s->fs[i].dir;
-	s->drain = drainer_start(paths, s->nfs, 1, flags);
+	s->drain = drainer_start(paths, s->nfs, 1, s->ring, flags);
 	return 0;
 }
 
@@ -757,7 +778,7 @@ static const char *config_help[NCFG] = {
 	"module loaded, nothing watched (no hooks registered)",
 	"module loaded, an unrelated tmpfs watched: hooks live, this fs not watched",
 	"module loaded, this fs (and the unrelated tmpfs) watched by an open device",
-	"module loaded, this fs watched by a subscriber (1 MiB ring, all reasons) drained by a thread on CPU 1",
+	"module loaded, this fs watched by a subscriber (ring of 1-8 MiB: the run's records fit; all reasons) drained by a thread on CPU 1",
 	"the same with VFSB_SUB_COALESCE and no barrier during the loop (one record per directory and reason)",
 	"no module; FAN_REPORT_FID group, FAN_MARK_FILESYSTEM, drained by a thread",
 	"no module; inotify on the test directory, drained by a thread",
@@ -915,6 +936,7 @@ static void json_overhead_fs(struct jw *j, int f)
 		}
 		jw_int(j, "iterations", op_iters[f][o]);
 		jw_int(j, "reps", reps);
+		jw_int(j, "stream_ring_bytes", ring_for(&ops[o], op_iters[f][o]));
 		jw_obj(j, "ratio");
 		for (c = 1; c < NCFG; c++)
 			jw_num(j, configs[c].key, configs[c].na ? NAN :
@@ -1020,6 +1042,7 @@ static void measure(struct cstate *st, int c, int f, int o, int dirfd, int r)
 
 	if (!cf->hooks)
 		mod_set(cf->module);
+	st->ring = ring_for(&ops[o], op_iters[f][o]);
 	cf->setup(st);
 	ev0 = st->events;
 	res[f][o][c][r] = time_op(&ops[o], dirfd, op_iters[f][o]);
@@ -1194,12 +1217,14 @@ static const int nsubs[] = { 1, 8 };
 static double subres[NOPS][NSUBS][MAX_REPS];
 static double sublost[NOPS][NSUBS][MAX_REPS];
 static double subrecs[NOPS][NSUBS][MAX_REPS];	/* per op and subscriber */
+static long sub_reps;		/* the first sub_reps rounds measure them */
 
 /* One timed run of op with n drained subscribers on path. */
 static void time_subscribers(unsigned int o, int q, int r, int dirfd,
 			     const char *path)
 {
-	struct drainer *d = drainer_start(&path, 1, nsubs[q], 0);
+	struct drainer *d = drainer_start(&path, 1, nsubs[q],
+					  ring_for(&ops[o], op_iters[0][o]), 0);
 	struct rec_count cnt;
 	uint64_t last;
 
@@ -1260,6 +1285,8 @@ static int cmd_scaling(const char *out)
 	reps = bench_env("VFSB_BENCH_REPS", 10, 2);
 	if (reps > MAX_REPS)
 		reps = MAX_REPS;
+	/* 8 subscribers' records take a while to drain: fewer rounds */
+	sub_reps = bench_env("VFSB_BENCH_SUB_REPS", 4, 2);
 	bench_subdir(dir, sizeof(dir), fs[tf].dir, "scaling");
 	dirfd = open_dir(dir);
 
@@ -1286,8 +1313,8 @@ static int cmd_scaling(const char *out)
 	for (o = 0; o < NOPS; o++)
 		if (ops[o].scaling)
 			op_iters[0][o] = calibrated_iters(&ops[o], dirfd);
-	progress("scaling: %ld rounds x {0,1,10,100} watched superblocks, {1,8} subscribers",
-		 reps);
+	progress("scaling: %ld rounds x {0,1,10,100} watched superblocks, {1,8} subscribers in %ld of them",
+		 reps, sub_reps < reps ? sub_reps : reps);
 	/*
 	 * Per round: 0 watched (no hooks) for every op; then, hooks
 	 * registered once, 1, 10 and 100 watched back to back for each op
@@ -1322,7 +1349,7 @@ static int cmd_scaling(const char *out)
 				}
 				/* then 1 and 8 subscribers, 1 watched: the fs under test */
 				watch_n(dev, path, &have, 1);
-				for (k = 0; k < (int)NSUBS; k++)
+				for (k = 0; r < sub_reps && k < (int)NSUBS; k++)
 					time_subscribers(o, seq & 1 ? (int)NSUBS - 1 - k : k,
 							 r, dirfd, path[0]);
 				seq++;
@@ -1375,9 +1402,11 @@ static int cmd_scaling(const char *out)
 	}
 
 	printf("\n[5c] cost vs number of record subscribers (%s, its only watched superblock; each\n"
-	       "    subscriber its own open device and 1 MiB ring, all drained by one thread on CPU 1)\n"
-	       "    ratios to 1 watched without subscribers (same round); \"8 vs 1\" = 8 over 1 subscriber\n",
-	       fs[tf].name);
+	       "    subscriber its own open device and a 1-8 MiB ring for the run's records, all drained\n"
+	       "    by one thread on CPU 1)\n"
+	       "    ratios to 1 watched without subscribers (same round); \"8 vs 1\" = 8 over 1 subscriber;\n"
+	       "    median of the first %ld rounds, +-half-range\n",
+	       fs[tf].name, sub_reps < reps ? sub_reps : reps);
 	printf("%-15s %-14s %-14s %-14s %-14s\n", "op", "1 subscriber", "8 subscribers",
 	       "8 vs 1", "recs/op/sub,lost");
 	for (o = 0; o < NOPS; o++) {
@@ -1409,14 +1438,14 @@ static int cmd_scaling(const char *out)
 	jw_obj(&j, NULL);
 	jw_obj(&j, "subscribers");
 	jw_str(&j, "fs", fs[tf].name);
-	jw_int(&j, "reps", reps);
-	jw_int(&j, "ring_bytes", VFSB_RING_DEFAULT);
+	jw_int(&j, "reps", sub_reps < reps ? sub_reps : reps);
 	jw_obj(&j, "ops");
 	for (o = 0; o < NOPS; o++) {
 		if (!ops[o].scaling)
 			continue;
 		jw_obj(&j, ops[o].key);
 		jw_int(&j, "iterations", op_iters[0][o]);
+		jw_int(&j, "ring_bytes", ring_for(&ops[o], op_iters[0][o]));
 		jw_num(&j, "watched_1_ns", summarize(sres[o][1], reps).med);
 		for (k = 0; k < (int)NSUBS; k++) {
 			char key[48];
