@@ -1092,7 +1092,7 @@ static int cmd_overhead(const char *out)
 	reps = bench_env("VFSB_BENCH_REPS", 10, 2);
 	if (reps > MAX_REPS)
 		reps = MAX_REPS;
-	budget_s = bench_env("VFSB_BENCH_OVERHEAD_BUDGET_S", 800, 300);
+	budget_s = bench_env("VFSB_BENCH_OVERHEAD_BUDGET_S", 700, 300);
 	for (f = 0; f < nfs; f++) {
 		bench_subdir(dir, sizeof(dir), fs[f].dir, "overhead");
 		dirfd[f] = open_dir(dir);
@@ -1217,25 +1217,27 @@ static const int nsubs[] = { 1, 8 };
 static double subres[NOPS][NSUBS][MAX_REPS];
 static double sublost[NOPS][NSUBS][MAX_REPS];
 static double subrecs[NOPS][NSUBS][MAX_REPS];	/* per op and subscriber */
+static double subbase[NOPS][MAX_REPS];	/* no subscriber, the same runs */
 static long sub_reps;		/* the first sub_reps rounds measure them */
+static long sub_iters[NOPS];	/* shorter runs: 8 rings take long to drain */
 
 /* One timed run of op with n drained subscribers on path. */
 static void time_subscribers(unsigned int o, int q, int r, int dirfd,
 			     const char *path)
 {
 	struct drainer *d = drainer_start(&path, 1, nsubs[q],
-					  ring_for(&ops[o], op_iters[0][o]), 0);
+					  ring_for(&ops[o], sub_iters[o]), 0);
 	struct rec_count cnt;
 	uint64_t last;
 
-	subres[o][q][r] = time_op(&ops[o], dirfd, op_iters[0][o]);
+	subres[o][q][r] = time_op(&ops[o], dirfd, sub_iters[o]);
 	do {
 		last = drainer_seen(d);
 		usleep(20000);
 	} while (drainer_seen(d) != last);
 	drainer_stop(d, &cnt);
 	sublost[o][q][r] = (double)cnt.lost;
-	subrecs[o][q][r] = (double)cnt.changes / op_iters[0][o] / nsubs[q];
+	subrecs[o][q][r] = (double)cnt.changes / sub_iters[o] / nsubs[q];
 	if (cnt.lost)
 		progress("warning: %d subscribers, %s: %llu records lost",
 			 nsubs[q], ops[o].key, (unsigned long long)cnt.lost);
@@ -1307,12 +1309,20 @@ static int cmd_scaling(const char *out)
 		for (i = 0; i < (int)NSUBS; i++)
 			for (r = 0; r < MAX_REPS; r++)
 				subres[o][i][r] = sublost[o][i][r] = subrecs[o][i][r] = NAN;
+	for (o = 0; o < NOPS; o++)
+		for (r = 0; r < MAX_REPS; r++)
+			subbase[o][r] = NAN;
 
 	pin_cpu(0);
 	mod_set(true);
-	for (o = 0; o < NOPS; o++)
-		if (ops[o].scaling)
-			op_iters[0][o] = calibrated_iters(&ops[o], dirfd);
+	for (o = 0; o < NOPS; o++) {
+		if (!ops[o].scaling)
+			continue;
+		op_iters[0][o] = calibrated_iters(&ops[o], dirfd);
+		sub_iters[o] = bench_env("VFSB_BENCH_SUB_ITERS", 8000, 8000);
+		if (sub_iters[o] > op_iters[0][o] || sub_iters[o] < 1)
+			sub_iters[o] = op_iters[0][o];
+	}
 	progress("scaling: %ld rounds x {0,1,10,100} watched superblocks, {1,8} subscribers in %ld of them",
 		 reps, sub_reps < reps ? sub_reps : reps);
 	/*
@@ -1347,11 +1357,18 @@ static int cmd_scaling(const char *out)
 					sres[o][w][r] = time_op(&ops[o], dirfd,
 								op_iters[0][o]);
 				}
-				/* then 1 and 8 subscribers, 1 watched: the fs under test */
+				/*
+				 * then none, 1 and 8 subscribers (or backwards),
+				 * 1 watched: the fs under test
+				 */
 				watch_n(dev, path, &have, 1);
+				if (r < sub_reps && !(seq & 1))
+					subbase[o][r] = time_op(&ops[o], dirfd, sub_iters[o]);
 				for (k = 0; r < sub_reps && k < (int)NSUBS; k++)
 					time_subscribers(o, seq & 1 ? (int)NSUBS - 1 - k : k,
 							 r, dirfd, path[0]);
+				if (r < sub_reps && (seq & 1))
+					subbase[o][r] = time_op(&ops[o], dirfd, sub_iters[o]);
 				seq++;
 			}
 			close(dev);
@@ -1404,17 +1421,18 @@ static int cmd_scaling(const char *out)
 	printf("\n[5c] cost vs number of record subscribers (%s, its only watched superblock; each\n"
 	       "    subscriber its own open device and a 1-8 MiB ring for the run's records, all drained\n"
 	       "    by one thread on CPU 1)\n"
-	       "    ratios to 1 watched without subscribers (same round); \"8 vs 1\" = 8 over 1 subscriber;\n"
-	       "    median of the first %ld rounds, +-half-range\n",
+	       "    ratios to 1 watched without subscribers (same round, same iterations); \"8 vs 1\" =\n"
+	       "    8 over 1 subscriber; median of the first %ld rounds, +-half-range\n",
 	       fs[tf].name, sub_reps < reps ? sub_reps : reps);
-	printf("%-15s %-14s %-14s %-14s %-14s\n", "op", "1 subscriber", "8 subscribers",
-	       "8 vs 1", "recs/op/sub,lost");
+	printf("%-15s %-10s %-10s %-14s %-14s %-14s %-14s\n", "op", "iterations",
+	       "0 subs ns", "1 subscriber", "8 subscribers", "8 vs 1", "recs/op/sub,lost");
 	for (o = 0; o < NOPS; o++) {
 		if (!ops[o].scaling)
 			continue;
-		printf("%-15s", ops[o].label);
+		printf("%-15s %-10ld %-10s", ops[o].label, sub_iters[o],
+		       fmt_num(b1, summarize(subbase[o], reps).med, 0));
 		for (k = 0; k < (int)NSUBS; k++) {
-			struct summary s = ratio_summary(subres[o][k], sres[o][1]);
+			struct summary s = ratio_summary(subres[o][k], subbase[o]);
 
 			snprintf(cell, sizeof(cell), "%s +-%s%%",
 				 fmt_num(b1, s.med, 3), fmt_num(b2, spread_pct(s), 1));
@@ -1444,12 +1462,12 @@ static int cmd_scaling(const char *out)
 		if (!ops[o].scaling)
 			continue;
 		jw_obj(&j, ops[o].key);
-		jw_int(&j, "iterations", op_iters[0][o]);
-		jw_int(&j, "ring_bytes", ring_for(&ops[o], op_iters[0][o]));
-		jw_num(&j, "watched_1_ns", summarize(sres[o][1], reps).med);
+		jw_int(&j, "iterations", sub_iters[o]);
+		jw_int(&j, "ring_bytes", ring_for(&ops[o], sub_iters[o]));
+		jw_num(&j, "watched_1_ns", summarize(subbase[o], reps).med);
 		for (k = 0; k < (int)NSUBS; k++) {
 			char key[48];
-			struct summary sm = ratio_summary(subres[o][k], sres[o][1]);
+			struct summary sm = ratio_summary(subres[o][k], subbase[o]);
 
 			snprintf(key, sizeof(key), "subscribers_%d_ns", nsubs[k]);
 			jw_num(&j, key, summarize(subres[o][k], reps).med);
