@@ -65,12 +65,11 @@ phase() {
 }
 
 phase overhead '"overhead": null, "overhead_by_fs": null' bench_overhead overhead
-phase scaling '"watched_sbs": null' bench_overhead scaling
+phase scaling '"watched_sbs": null, "subscribers": null' bench_overhead scaling
 phase barrier '"barrier": null, "barrier_by_fs": null' bench_barrier latency
 phase rate '"section_rate": null' bench_barrier rate
 phase stall '"writer_stall": null, "writer_stall_by_fs": null' bench_stall stall
-# Record throughput (item 4) needs the record stream; once it exists, a
-# phase here fills "records" the same way (e.g. bench_records records).
+phase records '"records": {"max_lossless_ops_per_s": null, "fanotify_max_lossless_per_s": null, "note": "phase not run or failed"}' bench_records records
 
 t_total=$(( $(date +%s) - t_start ))
 
@@ -79,12 +78,9 @@ echo
 echo "===== vfsbarrier benchmark results ====="
 echo "kernel $(uname -r); guest under QEMU/TCG: absolute times are inflated, compare ratios within this boot"
 [ "$quick" = true ] && echo "QUICK MODE (VFSB_BENCH_QUICK=1): tiny loop counts, figures are not meaningful"
-for p in overhead scaling barrier rate stall; do
+for p in overhead scaling barrier rate stall records; do
 	[ -s "$out/$p.txt" ] && cat "$out/$p.txt"
 done
-echo
-echo "[4] record throughput: max_lossless_ops_per_s n/a (record stream not implemented);"
-echo "    fanotify_max_lossless_per_s n/a (not measured until there is a record stream to compare with)"
 echo
 echo "guest time for all phases: ${t_total}s"
 echo "===== end of results ====="
@@ -98,12 +94,10 @@ memkb=$(awk '/^MemTotal/ { print $2 }' /proc/meminfo)
 	printf '"machine": {"accel": "qemu-tcg", "cpus": %s, "mem_kb": %s, "clocksource": "%s"}, ' \
 		"$(nproc)" "${memkb:-0}" "$clocksource"
 	printf '"filesystems": "%s", ' "$VFSB_BENCH_FS"
-	for p in overhead scaling barrier rate stall; do
+	for p in overhead scaling barrier rate stall records; do
 		case $p in scaling|rate) continue ;; esac
 		printf '%s, ' "$(members "$out/$p.json")"
 	done
-	printf '"records": {"max_lossless_ops_per_s": null, "fanotify_max_lossless_per_s": null, '
-	printf '"note": "n/a (record stream not implemented)"}, '
 	printf '"scaling": {%s, %s}, ' "$(members "$out/scaling.json")" "$(members "$out/rate.json")"
 	printf '"phase_seconds": {%s}, "guest_seconds": %s}\n' "$phases_run" "$t_total"
 } > "$out/results.json"

@@ -363,22 +363,42 @@ struct op {
 	int (*run)(struct octx *c, long n);
 	void (*teardown)(struct octx *c);
 	bool scaling;		/* also in the watched-superblocks series */
+	int records;		/* records one iteration announces */
 };
 
 static const struct op ops[] = {
-	{ "create_unlink", "create+unlink", NULL, run_create_unlink, NULL, true },
-	{ "mkdir_rmdir", "mkdir+rmdir", NULL, run_mkdir_rmdir, NULL, false },
-	{ "rename", "rename", setup_rename, run_rename, teardown_rename, false },
-	{ "chmod", "chmod", setup_chmod, run_chmod, teardown_chmod, true },
-	{ "setxattr", "setxattr", setup_setxattr, run_setxattr, teardown_setxattr, false },
-	{ "pwrite_4k", "pwrite 4K", setup_pwrite, run_pwrite_4k, teardown_pwrite, true },
-	{ "write_1b", "write 1B", setup_write1, run_write_1b, teardown_write1, true },
-	{ "io_uring_4k", "io_uring 4K", setup_uring, run_uring_4k, teardown_uring, false },
+	{ "create_unlink", "create+unlink", NULL, run_create_unlink, NULL, true, 2 },
+	{ "mkdir_rmdir", "mkdir+rmdir", NULL, run_mkdir_rmdir, NULL, false, 2 },
+	{ "rename", "rename", setup_rename, run_rename, teardown_rename, false, 2 },
+	{ "chmod", "chmod", setup_chmod, run_chmod, teardown_chmod, true, 1 },
+	{ "setxattr", "setxattr", setup_setxattr, run_setxattr, teardown_setxattr, false, 1 },
+	{ "pwrite_4k", "pwrite 4K", setup_pwrite, run_pwrite_4k, teardown_pwrite, true, 1 },
+	{ "write_1b", "write 1B", setup_write1, run_write_1b, teardown_write1, true, 1 },
+	{ "io_uring_4k", "io_uring 4K", setup_uring, run_uring_4k, teardown_uring, false, 1 },
 };
 #define NOPS ARRAY_SIZE(ops)
 
 static long op_iters[MAX_FS][NOPS];
 static long reps;
+
+/*
+ * Ring size for a subscriber during a run of n iterations of op: room
+ * for all the run's records (about 192 bytes each, plus the setup's),
+ * at least the default, at most 8 MiB (8 subscribers: 64 MiB), so that
+ * a reader falling behind during the loop does not turn the figure into
+ * one of a lossy stream (which costs the writer less: no copy).
+ */
+#define RING_CAP (8U << 20)
+
+static uint32_t ring_for(const struct op *op, long n)
+{
+	uint64_t want = ((uint64_t)n * op->records + FILE_PAGES + 64) * 192;
+	uint32_t r = VFSB_RING_DEFAULT;
+
+	while (r < want && r < RING_CAP)
+		r <<= 1;
+	return r;
+}
 
 /* One timed run of op on the directory dirfd: ns per op, or NAN. */
 static double time_op(const struct op *op, int dirfd, long n)
@@ -421,7 +441,118 @@ struct cstate {
 	int stop_efd;
 	pthread_t reader;
 	uint64_t events, overflows;	/* written by the reader */
+	struct drainer *drain;		/* streaming, coalesced */
+	uint32_t ring;			/* their ring size for this run */
 };
+
+/* ---- record subscribers, drained by one thread ---- */
+
+#define MAX_SUBS 8
+#define DRAIN_BUF (64 << 10)	/* per read(), as vbctl stream */
+
+struct drainer {
+	int n;
+	int fd[MAX_SUBS];
+	int stop_efd;
+	pthread_t thr;
+	struct rec_count cnt;	/* added to atomically by the thread */
+};
+
+static void drain_fd(struct drainer *d, int fd)
+{
+	static char buf[DRAIN_BUF] __attribute__((aligned(8)));
+	struct rec_count c;
+	ssize_t len;
+
+	for (;;) {
+		len = read(fd, buf, sizeof(buf));
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len <= 0) {
+			if (len < 0 && errno != EAGAIN)
+				die("read records: %s", strerror(errno));
+			return;
+		}
+		memset(&c, 0, sizeof(c));
+		rec_count_buf(buf, len, &c);
+		__atomic_add_fetch(&d->cnt.changes, c.changes, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&d->cnt.creates, c.creates, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&d->cnt.bytes, c.bytes, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&d->cnt.overflows, c.overflows, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&d->cnt.lost, c.lost, __ATOMIC_RELAXED);
+	}
+}
+
+/* poll()s every subscriber and reads what is there until told to stop */
+static void *drainer_main(void *arg)
+{
+	struct drainer *d = arg;
+	struct pollfd pfd[MAX_SUBS + 1];
+	bool stopping;
+	int i;
+
+	pin_cpu(1);
+	for (;;) {
+		for (i = 0; i < d->n; i++)
+			pfd[i] = (struct pollfd){ d->fd[i], POLLIN, 0 };
+		pfd[d->n] = (struct pollfd){ d->stop_efd, POLLIN, 0 };
+		if (poll(pfd, d->n + 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die("poll: %s", strerror(errno));
+		}
+		stopping = pfd[d->n].revents;
+		for (i = 0; i < d->n; i++)
+			if (pfd[i].revents || stopping)
+				drain_fd(d, d->fd[i]);
+		if (stopping)
+			return NULL;
+	}
+}
+
+/* n subscribers on paths, each with its own open device */
+static struct drainer *drainer_start(const char *const *paths, int npaths,
+				     int n, uint32_t ring, uint32_t flags)
+{
+	struct drainer *d = calloc(1, sizeof(*d));
+	int i;
+
+	if (!d)
+		die("out of memory");
+	d->n = n;
+	for (i = 0; i < n; i++)
+		d->fd[i] = sub_open(paths, npaths, ring, flags);
+	d->stop_efd = eventfd(0, EFD_CLOEXEC);
+	if (d->stop_efd < 0)
+		die("eventfd: %s", strerror(errno));
+	if (pthread_create(&d->thr, NULL, drainer_main, d))
+		die("pthread_create failed");
+	return d;
+}
+
+/* records + losses seen so far: stops moving once the reader caught up */
+static uint64_t drainer_seen(struct drainer *d)
+{
+	return __atomic_load_n(&d->cnt.changes, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&d->cnt.overflows, __ATOMIC_RELAXED);
+}
+
+/* Drains the rest, closes the subscribers; the counts stay in *out. */
+static void drainer_stop(struct drainer *d, struct rec_count *out)
+{
+	uint64_t one = 1;
+	int i;
+
+	if (write(d->stop_efd, &one, sizeof(one)) != sizeof(one))
+		die("eventfd write: %s", strerror(errno));
+	pthread_join(d->thr, NULL);
+	close(d->stop_efd);
+	for (i = 0; i < d->n; i++)
+		close(d->fd[i]);
+	if (out)
+		*out = d->cnt;
+	free(d);
+}
 
 /* Drains the notification group until told to stop; counts events. */
 static void *reader_main(void *arg)
@@ -533,6 +664,41 @@ static void teardown_watched(struct cstate *s)
 	mod_wait_refcnt(2);
 }
 
+/*
+ * streaming, coalesced: a second open device subscribes (default 1 MiB
+ * ring) and watches the fs under test; a thread on CPU 1 drains it.
+ */
+static int setup_subscriber(struct cstate *s, uint32_t flags)
+{
+	const char *paths[MAX_FS];
+	int i;
+
+	for (i = 0; i < s->nfs; i++)
+		paths[i] = s->fs[i].dir;
+	s->drain = drainer_start(paths, s->nfs, 1, s->ring, flags);
+	return 0;
+}
+
+static int setup_streaming(struct cstate *s)
+{
+	return setup_subscriber(s, 0);
+}
+
+static int setup_coalesced(struct cstate *s)
+{
+	return setup_subscriber(s, VFSB_SUB_COALESCE);
+}
+
+static struct rec_count last_drain;	/* of the last teardown_subscriber() */
+
+static void teardown_subscriber(struct cstate *s)
+{
+	drainer_stop(s->drain, &last_drain);
+	s->drain = NULL;
+	/* the unrelated fs's tracking and the device remain */
+	mod_wait_refcnt(2);
+}
+
 #define FAN_BENCH_MASK (FAN_MODIFY | FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | \
 			FAN_MOVED_TO | FAN_ATTRIB | FAN_ONDIR | FAN_EVENT_ON_CHILD)
 
@@ -595,19 +761,13 @@ struct config {
 	const char *na;		/* not measurable: why */
 };
 
-/*
- * The record-stream configurations go here once the stream exists:
- * give them a setup (open the stream, start a drainer) in place of na.
- */
-#define NA_RECORDS "n/a (record stream not implemented)"
-
 static const struct config configs[] = {
 	{ "baseline", "baseline", false, false, setup_none, NULL, NULL },
 	{ "unwatched", "unwatched", true, false, setup_none, NULL, NULL },
 	{ "other_watched", "other-watched", true, true, setup_none, NULL, NULL },
 	{ "watched", "watched", true, true, setup_watched, teardown_watched, NULL },
-	{ "streaming", "streaming", true, true, NULL, NULL, NA_RECORDS },
-	{ "coalesced", "coalesced", true, true, NULL, NULL, NA_RECORDS },
+	{ "streaming", "streaming", true, true, setup_streaming, teardown_subscriber, NULL },
+	{ "coalesced", "coalesced", true, true, setup_coalesced, teardown_subscriber, NULL },
 	{ "fanotify", "fanotify", false, false, setup_fanotify, reader_stop, NULL },
 	{ "inotify", "inotify", false, false, setup_inotify, reader_stop, NULL },
 };
@@ -618,13 +778,39 @@ static const char *config_help[NCFG] = {
 	"module loaded, nothing watched (no hooks registered)",
 	"module loaded, an unrelated tmpfs watched: hooks live, this fs not watched",
 	"module loaded, this fs (and the unrelated tmpfs) watched by an open device",
-	"", "",
+	"module loaded, this fs watched by a subscriber (ring of 1-8 MiB: the run's records fit; all reasons) drained by a thread on CPU 1",
+	"the same with VFSB_SUB_COALESCE and no barrier during the loop (one record per directory and reason)",
 	"no module; FAN_REPORT_FID group, FAN_MARK_FILESYSTEM, drained by a thread",
 	"no module; inotify on the test directory, drained by a thread",
 };
 
 static double res[MAX_FS][NOPS][NCFG][MAX_REPS];
 static double evs[MAX_FS][NOPS][NCFG][MAX_REPS];	/* events per op */
+static double lost[MAX_FS][NOPS][NCFG][MAX_REPS];	/* records lost per run */
+
+static bool is_notify(int c)
+{
+	return configs[c].setup == setup_fanotify || configs[c].setup == setup_inotify;
+}
+
+static bool is_stream(int c)
+{
+	return configs[c].setup == setup_streaming || configs[c].setup == setup_coalesced;
+}
+
+/* Sum over the rounds (NAN where not measured). */
+static double sum_reps(const double *v)
+{
+	double t = 0;
+	int r, m = 0;
+
+	for (r = 0; r < reps; r++)
+		if (!isnan(v[r])) {
+			t += v[r];
+			m++;
+		}
+	return m ? t : NAN;
+}
 
 /*
  * The measurable configurations of one group (hooks or not), forwards
@@ -691,7 +877,23 @@ static void print_overhead_table(const struct bench_fs *fs, int nfs)
 				printf(" %-14s", cell);
 			}
 			printf("\n");
+			if (!is_stream(c))
+				continue;
+			/* what the subscriber got: records per op, and any loss */
+			printf("%-15s", "  recs/op,lost");
+			for (o = 0; o < NOPS; o++) {
+				char cell[40];
+				double l = sum_reps(lost[f][o][c]);
+
+				snprintf(cell, sizeof(cell), "%s/%s%s",
+					 fmt_num(b1, summarize(evs[f][o][c], reps).med, 2),
+					 fmt_num(b2, l, 0), l > 0 ? " LOST" : "");
+				printf(" %-14s", cell);
+			}
+			printf("\n");
 		}
+		printf("    recs/op,lost: records the subscriber read per op (median of rounds) / records\n"
+		       "    lost to a full ring over all rounds (\"LOST\": that figure is of a lossy stream)\n");
 	}
 	for (f = 0; f < nfs; f++) {
 		printf("\n[1b] the same on %s, best run over best baseline run (a busy host only ever slows a run down)\n",
@@ -734,6 +936,7 @@ static void json_overhead_fs(struct jw *j, int f)
 		}
 		jw_int(j, "iterations", op_iters[f][o]);
 		jw_int(j, "reps", reps);
+		jw_int(j, "stream_ring_bytes", ring_for(&ops[o], op_iters[f][o]));
 		jw_obj(j, "ratio");
 		for (c = 1; c < NCFG; c++)
 			jw_num(j, configs[c].key, configs[c].na ? NAN :
@@ -756,12 +959,18 @@ static void json_overhead_fs(struct jw *j, int f)
 			jw_num(j, configs[c].key, configs[c].na ? NAN :
 			       spread_pct(summarize(res[f][o][c], reps)));
 		jw_end(j);
+		/* notification events or records per op, median over rounds */
 		jw_obj(j, "events_per_op");
 		for (c = 0; c < NCFG; c++)
-			if (!strcmp(configs[c].key, "fanotify") ||
-			    !strcmp(configs[c].key, "inotify"))
+			if (is_notify(c) || is_stream(c))
 				jw_num(j, configs[c].key,
 				       summarize(evs[f][o][c], reps).med);
+		jw_end(j);
+		/* records the subscriber lost (OVERFLOW), summed over the rounds */
+		jw_obj(j, "records_lost");
+		for (c = 0; c < NCFG; c++)
+			if (is_stream(c))
+				jw_num(j, configs[c].key, sum_reps(lost[f][o][c]));
 		jw_end(j);
 		jw_obj(j, "reps_ns");
 		for (c = 0; c < NCFG; c++) {
@@ -833,11 +1042,29 @@ static void measure(struct cstate *st, int c, int f, int o, int dirfd, int r)
 
 	if (!cf->hooks)
 		mod_set(cf->module);
+	st->ring = ring_for(&ops[o], op_iters[f][o]);
 	cf->setup(st);
 	ev0 = st->events;
 	res[f][o][c][r] = time_op(&ops[o], dirfd, op_iters[f][o]);
 	evs[f][o][c][r] = NAN;
-	if (cf->setup == setup_fanotify || cf->setup == setup_inotify) {
+	lost[f][o][c][r] = NAN;
+	if (is_stream(c)) {
+		/* the drainer reads what the loop announced */
+		do {
+			last = drainer_seen(st->drain);
+			usleep(20000);
+		} while (drainer_seen(st->drain) != last);
+		cf->teardown(st);
+		evs[f][o][c][r] = (double)last_drain.changes / op_iters[f][o];
+		lost[f][o][c][r] = (double)last_drain.lost;
+		if (last_drain.lost)
+			progress("warning: %s %s: %llu records lost (%llu OVERFLOW records)",
+				 cf->key, ops[o].key,
+				 (unsigned long long)last_drain.lost,
+				 (unsigned long long)last_drain.overflows);
+		return;
+	}
+	if (is_notify(c)) {
 		/* let the reader catch up before counting */
 		do {
 			last = st->events;
@@ -865,7 +1092,7 @@ static int cmd_overhead(const char *out)
 	reps = bench_env("VFSB_BENCH_REPS", 10, 2);
 	if (reps > MAX_REPS)
 		reps = MAX_REPS;
-	budget_s = bench_env("VFSB_BENCH_OVERHEAD_BUDGET_S", 800, 300);
+	budget_s = bench_env("VFSB_BENCH_OVERHEAD_BUDGET_S", 700, 300);
 	for (f = 0; f < nfs; f++) {
 		bench_subdir(dir, sizeof(dir), fs[f].dir, "overhead");
 		dirfd[f] = open_dir(dir);
@@ -881,7 +1108,8 @@ static int cmd_overhead(const char *out)
 		for (o = 0; o < NOPS; o++)
 			for (i = 0; i < (int)NCFG; i++)
 				for (r = 0; r < MAX_REPS; r++)
-					res[f][o][i][r] = evs[f][o][i][r] = NAN;
+					res[f][o][i][r] = evs[f][o][i][r] =
+						lost[f][o][i][r] = NAN;
 
 	pin_cpu(0);
 	progress("overhead: %ld rounds x %d fs x %zu ops x %zu configurations",
@@ -983,6 +1211,40 @@ static const int nsbs[] = { 0, 1, 10, 100 };
 
 static double sres[NOPS][NSB][MAX_REPS];
 
+/* 5c: subscribers on the fs under test (its only watched superblock) */
+static const int nsubs[] = { 1, 8 };
+#define NSUBS ARRAY_SIZE(nsubs)
+static double subres[NOPS][NSUBS][MAX_REPS];
+static double sublost[NOPS][NSUBS][MAX_REPS];
+static double subrecs[NOPS][NSUBS][MAX_REPS];	/* per op and subscriber */
+static double subbase[NOPS][MAX_REPS];	/* no subscriber, the same runs */
+static long sub_reps;		/* the first sub_reps rounds measure them */
+static long sub_iters[NOPS];	/* shorter runs: 8 rings take long to drain */
+
+/* One timed run of op with n drained subscribers on path. */
+static void time_subscribers(unsigned int o, int q, int r, int dirfd,
+			     const char *path)
+{
+	struct drainer *d = drainer_start(&path, 1, nsubs[q],
+					  ring_for(&ops[o], sub_iters[o]), 0);
+	struct rec_count cnt;
+	uint64_t last;
+
+	subres[o][q][r] = time_op(&ops[o], dirfd, sub_iters[o]);
+	do {
+		last = drainer_seen(d);
+		usleep(20000);
+	} while (drainer_seen(d) != last);
+	drainer_stop(d, &cnt);
+	sublost[o][q][r] = (double)cnt.lost;
+	subrecs[o][q][r] = (double)cnt.changes / sub_iters[o] / nsubs[q];
+	if (cnt.lost)
+		progress("warning: %d subscribers, %s: %llu records lost",
+			 nsubs[q], ops[o].key, (unsigned long long)cnt.lost);
+	/* the subscribers' devices are gone: one tracking, one device */
+	mod_wait_refcnt(2);
+}
+
 /*
  * Watches or unwatches the superblocks path[have..want) so that the
  * first want are watched, then waits until the unwatched ones' tracking
@@ -1025,6 +1287,8 @@ static int cmd_scaling(const char *out)
 	reps = bench_env("VFSB_BENCH_REPS", 10, 2);
 	if (reps > MAX_REPS)
 		reps = MAX_REPS;
+	/* 8 subscribers' records take a while to drain: fewer rounds */
+	sub_reps = bench_env("VFSB_BENCH_SUB_REPS", 4, 2);
 	bench_subdir(dir, sizeof(dir), fs[tf].dir, "scaling");
 	dirfd = open_dir(dir);
 
@@ -1041,13 +1305,26 @@ static int cmd_scaling(const char *out)
 		for (i = 0; i < (int)NSB; i++)
 			for (r = 0; r < MAX_REPS; r++)
 				sres[o][i][r] = NAN;
+	for (o = 0; o < NOPS; o++)
+		for (i = 0; i < (int)NSUBS; i++)
+			for (r = 0; r < MAX_REPS; r++)
+				subres[o][i][r] = sublost[o][i][r] = subrecs[o][i][r] = NAN;
+	for (o = 0; o < NOPS; o++)
+		for (r = 0; r < MAX_REPS; r++)
+			subbase[o][r] = NAN;
 
 	pin_cpu(0);
 	mod_set(true);
-	for (o = 0; o < NOPS; o++)
-		if (ops[o].scaling)
-			op_iters[0][o] = calibrated_iters(&ops[o], dirfd);
-	progress("scaling: %ld rounds x {0,1,10,100} watched superblocks", reps);
+	for (o = 0; o < NOPS; o++) {
+		if (!ops[o].scaling)
+			continue;
+		op_iters[0][o] = calibrated_iters(&ops[o], dirfd);
+		sub_iters[o] = bench_env("VFSB_BENCH_SUB_ITERS", 8000, 8000);
+		if (sub_iters[o] > op_iters[0][o] || sub_iters[o] < 1)
+			sub_iters[o] = op_iters[0][o];
+	}
+	progress("scaling: %ld rounds x {0,1,10,100} watched superblocks, {1,8} subscribers in %ld of them",
+		 reps, sub_reps < reps ? sub_reps : reps);
 	/*
 	 * Per round: 0 watched (no hooks) for every op; then, hooks
 	 * registered once, 1, 10 and 100 watched back to back for each op
@@ -1080,6 +1357,18 @@ static int cmd_scaling(const char *out)
 					sres[o][w][r] = time_op(&ops[o], dirfd,
 								op_iters[0][o]);
 				}
+				/*
+				 * then none, 1 and 8 subscribers (or backwards),
+				 * 1 watched: the fs under test
+				 */
+				watch_n(dev, path, &have, 1);
+				if (r < sub_reps && !(seq & 1))
+					subbase[o][r] = time_op(&ops[o], dirfd, sub_iters[o]);
+				for (k = 0; r < sub_reps && k < (int)NSUBS; k++)
+					time_subscribers(o, seq & 1 ? (int)NSUBS - 1 - k : k,
+							 r, dirfd, path[0]);
+				if (r < sub_reps && (seq & 1))
+					subbase[o][r] = time_op(&ops[o], dirfd, sub_iters[o]);
 				seq++;
 			}
 			close(dev);
@@ -1129,8 +1418,78 @@ static int cmd_scaling(const char *out)
 		}
 	}
 
+	printf("\n[5c] cost vs number of record subscribers (%s, its only watched superblock; each\n"
+	       "    subscriber its own open device and a 1-8 MiB ring for the run's records, all drained\n"
+	       "    by one thread on CPU 1)\n"
+	       "    ratios to 1 watched without subscribers (same round, same iterations); \"8 vs 1\" =\n"
+	       "    8 over 1 subscriber; median of the first %ld rounds, +-half-range\n",
+	       fs[tf].name, sub_reps < reps ? sub_reps : reps);
+	printf("%-15s %-10s %-10s %-14s %-14s %-14s %-14s\n", "op", "iterations",
+	       "0 subs ns", "1 subscriber", "8 subscribers", "8 vs 1", "recs/op/sub,lost");
+	for (o = 0; o < NOPS; o++) {
+		if (!ops[o].scaling)
+			continue;
+		printf("%-15s %-10ld %-10s", ops[o].label, sub_iters[o],
+		       fmt_num(b1, summarize(subbase[o], reps).med, 0));
+		for (k = 0; k < (int)NSUBS; k++) {
+			struct summary s = ratio_summary(subres[o][k], subbase[o]);
+
+			snprintf(cell, sizeof(cell), "%s +-%s%%",
+				 fmt_num(b1, s.med, 3), fmt_num(b2, spread_pct(s), 1));
+			printf(" %-14s", cell);
+		}
+		{
+			struct summary s = ratio_summary(subres[o][1], subres[o][0]);
+			double l = sum_reps(sublost[o][0]) + sum_reps(sublost[o][1]);
+
+			snprintf(cell, sizeof(cell), "%s +-%s%%",
+				 fmt_num(b1, s.med, 3), fmt_num(b2, spread_pct(s), 1));
+			printf(" %-14s", cell);
+			snprintf(cell, sizeof(cell), "%s/%s%s",
+				 fmt_num(b1, summarize(subrecs[o][1], reps).med, 2),
+				 fmt_num(b2, l, 0), l > 0 ? " LOST" : "");
+			printf(" %-14s\n", cell);
+		}
+	}
+
 	jw_open(&j, out);
 	jw_obj(&j, NULL);
+	jw_obj(&j, "subscribers");
+	jw_str(&j, "fs", fs[tf].name);
+	jw_int(&j, "reps", sub_reps < reps ? sub_reps : reps);
+	jw_obj(&j, "ops");
+	for (o = 0; o < NOPS; o++) {
+		if (!ops[o].scaling)
+			continue;
+		jw_obj(&j, ops[o].key);
+		jw_int(&j, "iterations", sub_iters[o]);
+		jw_int(&j, "ring_bytes", ring_for(&ops[o], sub_iters[o]));
+		jw_num(&j, "watched_1_ns", summarize(subbase[o], reps).med);
+		for (k = 0; k < (int)NSUBS; k++) {
+			char key[48];
+			struct summary sm = ratio_summary(subres[o][k], subbase[o]);
+
+			snprintf(key, sizeof(key), "subscribers_%d_ns", nsubs[k]);
+			jw_num(&j, key, summarize(subres[o][k], reps).med);
+			snprintf(key, sizeof(key), "ratio_%d_vs_watched_1", nsubs[k]);
+			jw_num(&j, key, sm.med);
+			snprintf(key, sizeof(key), "ratio_%d_vs_watched_1_spread_pct", nsubs[k]);
+			jw_num(&j, key, spread_pct(sm));
+			snprintf(key, sizeof(key), "records_per_op_per_subscriber_%d", nsubs[k]);
+			jw_num(&j, key, summarize(subrecs[o][k], reps).med);
+			snprintf(key, sizeof(key), "records_lost_%d", nsubs[k]);
+			jw_num(&j, key, sum_reps(sublost[o][k]));
+		}
+		{
+			struct summary sm = ratio_summary(subres[o][1], subres[o][0]);
+
+			jw_num(&j, "growth_8_vs_1", sm.med);
+			jw_num(&j, "growth_8_vs_1_spread_pct", spread_pct(sm));
+		}
+		jw_end(&j);
+	}
+	jw_end(&j);
+	jw_end(&j);
 	jw_obj(&j, "watched_sbs");
 	jw_str(&j, "fs", fs[tf].name);
 	jw_int(&j, "reps", reps);

@@ -294,6 +294,49 @@ const char *mod_version(int dev)
 	return v.module_version;
 }
 
+/* ---- the record stream ---- */
+
+int sub_open(const char *const *paths, int npaths, uint32_t ring_bytes,
+	     uint32_t flags)
+{
+	struct vfsb_subscribe sub = { .ring_bytes = ring_bytes, .flags = flags };
+	int fd, i, ret;
+
+	fd = open(VFSB_DEVICE_PATH, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		die("open %s: %s", VFSB_DEVICE_PATH, strerror(errno));
+	if (ioctl(fd, VFSB_IOC_SUBSCRIBE, &sub))
+		die("SUBSCRIBE: %s", strerror(errno));
+	for (i = 0; i < npaths; i++) {
+		ret = dev_watch(fd, paths[i]);
+		if (ret)
+			die("watch %s: %s", paths[i], strerror(-ret));
+	}
+	return fd;
+}
+
+void rec_count_buf(const void *buf, size_t len, struct rec_count *c)
+{
+	const char *p = buf, *end = p + len;
+	const struct vfsb_record *r;
+
+	while (p + sizeof(*r) <= end) {
+		r = (const void *)p;
+		if (r->size < sizeof(*r) || p + r->size > end)
+			die("read() returned a malformed record (size %u)", r->size);
+		if (r->type == VFSB_REC_OVERFLOW) {
+			c->overflows++;
+			c->lost += r->lost;
+		} else if (r->type == VFSB_REC_CHANGE) {
+			c->changes++;
+			c->bytes += r->size;
+			if (r->reasons & VFSB_R_CREATE)
+				c->creates++;
+		}
+		p += r->size;
+	}
+}
+
 /* ---- filesystems ---- */
 
 int bench_fs_list(struct bench_fs *fs, int max)

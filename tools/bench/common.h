@@ -70,6 +70,28 @@ int dev_barrier(int dev, int fd, uint32_t flags);
 int dev_stats(int dev, const char *path, struct vfsb_sb_stats *out);
 const char *mod_version(int dev);	/* "" when unknown */
 
+/* ---- the record stream ---- */
+
+/*
+ * A new subscriber: opens the device (O_NONBLOCK), subscribes with this
+ * ring size (0: default) and VFSB_SUB_* flags, then watches each path's
+ * superblock. Dies on failure.
+ */
+int sub_open(const char *const *paths, int npaths, uint32_t ring_bytes,
+	     uint32_t flags);
+
+/* What a run of read() buffers held. */
+struct rec_count {
+	uint64_t changes;	/* VFSB_REC_CHANGE records */
+	uint64_t creates;	/* of which VFSB_R_CREATE */
+	uint64_t overflows;	/* VFSB_REC_OVERFLOW records */
+	uint64_t lost;		/* the records they say were lost */
+	uint64_t bytes;		/* of change records */
+};
+
+/* Adds the whole records in buf (one read()'s worth) to c. */
+void rec_count_buf(const void *buf, size_t len, struct rec_count *c);
+
 /* ---- filesystems under test ---- */
 
 /*
