@@ -37,7 +37,7 @@ mkdir -p "$work"
 scripts/initramfs.sh "$work/initramfs-$mode.cpio.gz" "$KREL" "$MODROOT" "$ko" "$bindir" "$mode"
 case "$mode" in
 check) tmo=${VFSB_GUEST_TIMEOUT:-1500} ;;
-bench) tmo=${VFSB_GUEST_TIMEOUT:-1700}
+bench) tmo=${VFSB_GUEST_TIMEOUT:-2400}
 	# VFSB_BENCH_*=... reach the guest's init as environment variables.
 	VFSB_CMDLINE="${VFSB_CMDLINE:-} $(env | sed -n 's/^\(VFSB_BENCH_[A-Za-z0-9_]*\)=\(.*\)/\1="\2"/p' | tr '\n' ' ')"
 	export VFSB_CMDLINE ;;
