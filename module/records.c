@@ -14,6 +14,7 @@
  * links; release unlinks, waits for RCU, then frees the ring.
  */
 #include <linux/log2.h>
+#include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/random.h>
 #include <linux/rculist.h>
@@ -44,6 +45,7 @@ struct vfsb_data_key {
 };
 
 struct vfsb_ring {
+	struct mutex read_lock;		/* one reader at a time: tail */
 	spinlock_t lock;		/* everything below */
 	char *buf;
 	u32 size;			/* power of two */
@@ -238,28 +240,39 @@ bool vfsb_ring_readable(struct vfsb_ring *r)
 	return READ_ONCE(r->head) != READ_ONCE(r->tail) || READ_ONCE(r->lost);
 }
 
+/*
+ * Whole records into ubuf. They leave the ring only once copied: a
+ * reader that gets -EFAULT finds them still there. The bounce buffer is
+ * sized to what is in the ring when the read starts, not to count (a
+ * 1 MiB read that finds one record allocates a few hundred bytes).
+ */
 ssize_t vfsb_ring_read(struct vfsb_ring *r, char __user *ubuf, size_t count,
 		       bool nonblock)
 {
 	size_t want = min_t(size_t, count, r->size);
 	u32 total = 0, rsize;
 	unsigned long flags;
-	char *bounce;
-	int ret;
+	char *bounce = NULL;
+	u64 avail;
+	ssize_t ret;
 
 	if (count < sizeof(struct vfsb_record))
 		return -EINVAL;
-	bounce = kvmalloc(want, GFP_KERNEL);
-	if (!bounce)
-		return -ENOMEM;
+	if (nonblock) {
+		if (!mutex_trylock(&r->read_lock))
+			return -EAGAIN;
+	} else if (mutex_lock_interruptible(&r->read_lock)) {
+		return -ERESTARTSYS;
+	}
 	for (;;) {
 		spin_lock_irqsave(&r->lock, flags);
 		/* a loss with nothing after it yet is reported now */
 		if (r->head == r->tail && r->lost)
 			vfsb_ring_put_overflow(r);
-		if (r->head != r->tail)
-			break;
+		avail = r->head - r->tail;
 		spin_unlock_irqrestore(&r->lock, flags);
+		if (avail)
+			break;
 		if (nonblock) {
 			ret = -EAGAIN;
 			goto out;
@@ -268,7 +281,14 @@ ssize_t vfsb_ring_read(struct vfsb_ring *r, char __user *ubuf, size_t count,
 		if (ret)
 			goto out;
 	}
-	/* whole records only */
+	want = min_t(u64, want, avail);
+	bounce = kvmalloc(want, GFP_KERNEL);
+	if (!bounce) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* whole records only; the tail is ours alone (read_lock) */
+	spin_lock_irqsave(&r->lock, flags);
 	while (r->tail + total < r->head) {
 		vfsb_ring_copy_out(r, r->tail + total, &rsize, sizeof(rsize));
 		if (total + rsize > want)
@@ -276,15 +296,22 @@ ssize_t vfsb_ring_read(struct vfsb_ring *r, char __user *ubuf, size_t count,
 		vfsb_ring_copy_out(r, r->tail + total, bounce + total, rsize);
 		total += rsize;
 	}
-	r->tail += total;
 	spin_unlock_irqrestore(&r->lock, flags);
 	if (!total) {
 		ret = -EINVAL;	/* the buffer cannot hold the next record */
 		goto out;
 	}
-	ret = copy_to_user(ubuf, bounce, total) ? -EFAULT : total;
+	if (copy_to_user(ubuf, bounce, total)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	spin_lock_irqsave(&r->lock, flags);
+	r->tail += total;
+	spin_unlock_irqrestore(&r->lock, flags);
+	ret = total;
 out:
 	kvfree(bounce);
+	mutex_unlock(&r->read_lock);
 	return ret;
 }
 
@@ -318,6 +345,7 @@ struct vfsb_ring *vfsb_ring_alloc(const struct vfsb_subscribe *sub,
 		kfree(r);
 		return ERR_PTR(-ENOMEM);
 	}
+	mutex_init(&r->read_lock);
 	spin_lock_init(&r->lock);
 	r->size = size;
 	r->reasons = sub->reasons;

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <linux/fs.h>
+#include <sys/mman.h>
 #include <sys/xattr.h>
 
 #include "fuse_hold.h"
@@ -292,6 +293,26 @@ TEST(overflow_counts_every_lost_record)
 	EXPECT_EQ(n, delivered + lost);
 	close(dev);
 	umount2(DIR_R, MNT_DETACH);
+}
+
+/* A read that faults (-EFAULT) consumes nothing: the next read gets it. */
+TEST_F(rec, faulting_read_loses_nothing)
+{
+	char *bad;
+	int fl;
+
+	ASSERT_EQ(0, touch(DIR_R "/kept"));
+	/* a buffer whose pages are not mapped at all */
+	bad = mmap(NULL, 65536, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, bad);
+	fl = fcntl(self->dev, F_GETFL);
+	fcntl(self->dev, F_SETFL, fl | O_NONBLOCK);
+	EXPECT_EQ(-1, read(self->dev, bad, 65536));
+	EXPECT_EQ(EFAULT, errno);
+	fcntl(self->dev, F_SETFL, fl);
+	munmap(bad, 65536);
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	EXPECT_LE(0, rec_find(&batch, VFSB_R_CREATE, "kept"));
 }
 
 TEST(bad_input)
