@@ -23,6 +23,21 @@
 #endif
 
 /*
+ * Redirected calls (hooks.c): the wrappers take the section in the
+ * argument registers after the first, which the caller of a one-argument
+ * function leaves undefined. x86-64 only; elsewhere the kretprobes stay.
+ */
+#ifdef CONFIG_X86_64
+#define VFSB_HAVE_REDIRECT 1
+static inline void vfsb_regs_set_args12(struct pt_regs *regs,
+					unsigned long a1, unsigned long a2)
+{
+	regs->si = a1;
+	regs->dx = a2;
+}
+#endif
+
+/*
  * SRCU readers that end in another task or in interrupt context (async
  * I/O completion): srcu_down_read()/srcu_up_read() where the kernel has
  * them (6.2+; Kbuild probes the headers); before, the raw pair they

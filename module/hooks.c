@@ -11,8 +11,15 @@
  *    discards the instance, so unwatched writes pay for the entry only.
  *  - an ftrace_ops callback (cheapest; entry only) where the entry is all
  *    that matters: mnt_drop_write*() and superblock shutdown.
- * Neither sleeps; both run with preemption disabled. No function is ever
- * called through a kprobe-resolved address (IBT kernels forbid it).
+ *  - for mnt_want_write*() (every metadata operation passes there), an
+ *    ftrace_ops callback that redirects the call to a wrapper only when
+ *    the superblock is watched; see "wrappers" below. Unwatched calls pay
+ *    an ftrace callback instead of a kretprobe's entry; watched ones no
+ *    return trampoline. Falls back to the kretprobe when the function
+ *    cannot be redirected (another IPMODIFY user, e.g. a livepatch).
+ * None sleeps; all run with preemption disabled. No function is ever
+ * called through a kprobe-resolved address (IBT kernels forbid it): the
+ * wrappers call the exported functions by their linked symbols.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,6 +28,7 @@
 #include <linux/io_uring_types.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/mount.h>
 #include <linux/trace_recursion.h>
 #include <linux/workqueue.h>
@@ -160,6 +168,21 @@ static int vfsb_krp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * mnt_want_write*() returned ret for a call inside section s: on
+ * success the section is held until mnt_drop_write*() (failed: the
+ * caller will not drop, so it ends now).
+ */
+static void vfsb_want_write_done(const struct vfsb_section *s, long ret)
+{
+	if (!ret) {
+		if (vfsb_task_push(s))
+			return;
+		atomic64_inc(&s->vsb->missed);
+	}
+	vfsb_section_end(s);
+}
+
 static int vfsb_krp_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	const struct vfsb_krp_def *def = krp_of(ri)->def;
@@ -174,13 +197,8 @@ static int vfsb_krp_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 	switch (def->span) {
 	case VFSB_SPAN_WANT_WRITE:
-		if (ret)
-			break;	/* failed: the caller will not drop */
-		/* write access granted: held until mnt_drop_write*() */
-		if (vfsb_task_push(&d->s))
-			return 0;
-		atomic64_inc(&d->s.vsb->missed);
-		break;
+		vfsb_want_write_done(&d->s, ret);
+		return 0;
 	case VFSB_SPAN_ASYNC:
 		if (!d->key)
 			break;
@@ -318,6 +336,98 @@ static void notrace vfsb_ft_complete(unsigned long ip, unsigned long pip,
 	ftrace_test_recursion_unlock(bit);
 }
 
+/* ---- wrappers: mnt_want_write*() redirected for watched superblocks ---- */
+
+#ifdef VFSB_HAVE_REDIRECT
+/*
+ * For a watched superblock the ftrace callback opens the section (with
+ * preemption off: no gap for a teardown to slip into), passes it to the
+ * wrapper in argument registers the wrapped function does not take, and
+ * makes the call continue in the wrapper instead. The wrapper calls the
+ * function by its linked symbol; the callback knows that call by its
+ * return address in this module and lets it through.
+ *
+ * Module text: a task in a wrapper holds its section until the wrapper's
+ * last instructions (the tracking, and a module reference with it,
+ * outlive the section), and it does not sleep past the section's end:
+ * module exit waits for such a task with synchronize_rcu_tasks().
+ */
+static int notrace vfsb_wrap_want_write(struct vfsmount *m,
+					struct vfsb_sb *vsb, long idx)
+{
+	struct vfsb_section s = { .vsb = vsb, .idx = idx };
+	int ret = mnt_want_write(m);
+
+	vfsb_want_write_done(&s, ret);
+	return ret;
+}
+
+static int notrace vfsb_wrap_want_write_file(struct file *file,
+					     struct vfsb_sb *vsb, long idx)
+{
+	struct vfsb_section s = { .vsb = vsb, .idx = idx };
+	int ret = mnt_want_write_file(file);
+
+	vfsb_want_write_done(&s, ret);
+	return ret;
+}
+
+static void notrace vfsb_redirect(unsigned long ip, unsigned long pip,
+				  struct ftrace_regs *fregs,
+				  struct super_block *sb, unsigned long wrapper)
+{
+	struct vfsb_section s;
+	struct pt_regs *regs;
+	int bit;
+
+	/* unwatched: one load; the wrapper's own call: a few compares */
+	if (!atomic_read(&vfsb_nr_tracked) || !sb ||
+	    within_module(pip, THIS_MODULE))
+		return;
+	regs = ftrace_get_regs(fregs);
+	if (!regs)
+		return;
+	bit = ftrace_test_recursion_trylock(ip, pip);
+	if (bit < 0)
+		return;
+	if (vfsb_section_begin(sb, &s, false)) {
+		vfsb_regs_set_args12(regs, (unsigned long)s.vsb, s.idx);
+		instruction_pointer_set(regs, wrapper);
+	}
+	ftrace_test_recursion_unlock(bit);
+}
+
+static void notrace vfsb_ft_want_write(unsigned long ip, unsigned long pip,
+				       struct ftrace_ops *op,
+				       struct ftrace_regs *fregs)
+{
+	struct vfsmount *mnt = (void *)vfsb_fregs_arg(fregs, 0);
+
+	vfsb_redirect(ip, pip, fregs, mnt ? mnt->mnt_sb : NULL,
+		      (unsigned long)vfsb_wrap_want_write);
+}
+
+static void notrace vfsb_ft_want_write_file(unsigned long ip,
+					    unsigned long pip,
+					    struct ftrace_ops *op,
+					    struct ftrace_regs *fregs)
+{
+	vfsb_redirect(ip, pip, fregs,
+		      sb_of_file((void *)vfsb_fregs_arg(fregs, 0)),
+		      (unsigned long)vfsb_wrap_want_write_file);
+}
+
+static const struct vfsb_ft_def vfsb_redir_defs[] = {
+	{ "mnt_want_write", vfsb_ft_want_write },
+	{ "mnt_want_write_file", vfsb_ft_want_write_file },
+};
+
+#define VFSB_NR_REDIRS ARRAY_SIZE(vfsb_redir_defs)
+#else
+static const struct vfsb_ft_def vfsb_redir_defs[1];
+#define VFSB_NR_REDIRS 0
+#endif
+
 static const struct vfsb_ft_def vfsb_ft_defs[] = {
 	{ "mnt_drop_write", vfsb_ft_drop_write },
 	{ "mnt_drop_write_file", vfsb_ft_drop_write_file },
@@ -347,16 +457,33 @@ static const struct vfsb_ft_def *vfsb_ft_def_at(size_t i)
 	return i < vfsb_emit_ft_count ? &vfsb_emit_ft_defs[i] : NULL;
 }
 
+static struct vfsb_ftrace_hook vfsb_redirs[ARRAY_SIZE(vfsb_redir_defs)];
+
+/* Whether calls to symbol go through a redirect (no kretprobe needed). */
+static bool vfsb_redirected(const char *symbol)
+{
+	size_t i;
+
+	for (i = 0; i < VFSB_NR_REDIRS; i++)
+		if (vfsb_redirs[i].registered &&
+		    !strcmp(vfsb_redirs[i].symbol, symbol))
+			return true;
+	return false;
+}
+
 static int vfsb_ft_register(struct vfsb_ftrace_hook *h,
-			    const struct vfsb_ft_def *def)
+			    const struct vfsb_ft_def *def, unsigned long flags)
 {
 	int ret;
 
 	memset(h, 0, sizeof(*h));
 	h->symbol = def->symbol;
 	h->ops.func = def->func;
-	/* the callbacks guard against recursion themselves */
-	h->ops.flags = FTRACE_OPS_FL_RECURSION;
+	/*
+	 * No FTRACE_OPS_FL_RECURSION: that asks ftrace to wrap the callback
+	 * in its own recursion guard, and the callbacks take one themselves.
+	 */
+	h->ops.flags = flags;
 
 	ret = ftrace_set_filter(&h->ops, (unsigned char *)h->symbol,
 				strlen(h->symbol), 1);
@@ -381,6 +508,13 @@ static void vfsb_hooks_unregister(void)
 			unregister_kretprobe(&vfsb_krps[i].krp);
 		vfsb_krps[i].registered = false;
 	}
+	for (i = 0; i < VFSB_NR_REDIRS; i++) {
+		if (vfsb_redirs[i].registered) {
+			unregister_ftrace_function(&vfsb_redirs[i].ops);
+			ftrace_free_filter(&vfsb_redirs[i].ops);
+		}
+		vfsb_redirs[i].registered = false;
+	}
 	for (i = 0; i < ARRAY_SIZE(vfsb_fts); i++) {
 		if (vfsb_fts[i].registered) {
 			unregister_ftrace_function(&vfsb_fts[i].ops);
@@ -403,7 +537,7 @@ static int vfsb_hooks_register(void)
 
 		if (!def)
 			break;
-		ret = vfsb_ft_register(&vfsb_fts[i], def);
+		ret = vfsb_ft_register(&vfsb_fts[i], def, 0);
 		if (ret && def->optional) {
 			pr_info("%s not hooked on this kernel (%d)\n",
 				def->symbol, ret);
@@ -414,10 +548,21 @@ static int vfsb_hooks_register(void)
 			goto fail;
 		}
 	}
+	/* where the redirect cannot be had, the kretprobe does the same */
+	for (i = 0; i < VFSB_NR_REDIRS; i++) {
+		ret = vfsb_ft_register(&vfsb_redirs[i], &vfsb_redir_defs[i],
+				       FTRACE_OPS_FL_SAVE_REGS |
+				       FTRACE_OPS_FL_IPMODIFY);
+		if (ret)
+			pr_info("%s: no redirect (%d), a kretprobe instead\n",
+				vfsb_redir_defs[i].symbol, ret);
+	}
 	for (i = 0; i < ARRAY_SIZE(vfsb_krps); i++) {
 		struct vfsb_kretprobe *h = &vfsb_krps[i];
 
 		vfsb_krp_init(h, &vfsb_krp_defs[i]);
+		if (vfsb_redirected(h->def->symbol))
+			continue;
 		ret = register_kretprobe(&h->krp);
 		if (ret && h->def->optional) {
 			pr_info("%s not hooked on this kernel (%d)\n",
@@ -495,4 +640,7 @@ void vfsb_hooks_exit(void)
 	if (vfsb_hooks_live)
 		vfsb_hooks_unregister();
 	vfsb_hooks_live = false;
+	/* no task is left in a wrapper's last instructions */
+	if (VFSB_NR_REDIRS)
+		synchronize_rcu_tasks();
 }
