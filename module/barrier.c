@@ -192,17 +192,24 @@ long vfsb_ioc_barrier(struct vfsb_client *c, void __user *arg)
 	if (IS_ERR(req))
 		return PTR_ERR(req);
 	vfsb_breq_run(req, b.flags);
+	/*
+	 * Interrupted: -ERESTARTSYS, so that a wake-up that delivers no
+	 * signal (io_uring's task work sets TIF_NOTIFY_SIGNAL; SIGSTOP and
+	 * SIGCONT) restarts the call instead of failing it with -EINTR, and
+	 * a handler without SA_RESTART still sees EINTR. A restarted barrier
+	 * waits for what is in flight when it restarts, which includes
+	 * whatever of the first call's writes is still in flight; its
+	 * timeout starts again.
+	 */
 	if (b.timeout_ms) {
 		unsigned long tmo = msecs_to_jiffies(b.timeout_ms);
 
 		left = wait_event_interruptible_timeout(req->wq,
 							vfsb_breq_done(req),
 							tmo);
-		ret = left > 0 ? 0 : left == 0 ? -ETIMEDOUT : -EINTR;
+		ret = left > 0 ? 0 : left == 0 ? -ETIMEDOUT : -ERESTARTSYS;
 	} else {
 		ret = wait_event_interruptible(req->wq, vfsb_breq_done(req));
-		if (ret)
-			ret = -EINTR;
 	}
 	/* a completion racing with the timeout or signal still counts */
 	if (ret && vfsb_breq_done(req))

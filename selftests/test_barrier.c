@@ -150,6 +150,39 @@ TEST_F(watched, barrier_is_interruptible_and_retryable)
 	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_A, 0, 0));
 }
 
+static volatile sig_atomic_t usr2_seen;
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	usr2_seen = 1;
+}
+
+/* A signal whose handler has SA_RESTART: the barrier goes on waiting. */
+TEST_F(watched, barrier_restarts_under_sa_restart)
+{
+	struct sigaction sa = { .sa_handler = on_usr2, .sa_flags = SA_RESTART };
+	struct barrier_thread bt = { .dev = self->dev };
+	struct uffd_hold h;
+	pthread_t th;
+
+	usr2_seen = 0;
+	ASSERT_EQ(0, sigaction(SIGUSR2, &sa, NULL));
+	ASSERT_EQ(0, uffd_hold_start(&h, self->fd));
+	ASSERT_EQ(0, pthread_create(&th, NULL, barrier_thread, &bt));
+	while (!__atomic_load_n(&bt.tid, __ATOMIC_ACQUIRE))
+		sched_yield();
+	ASSERT_EQ(0, vfsb_wait_sleeping(bt.tid));
+	ASSERT_EQ(0, pthread_kill(th, SIGUSR2));
+	while (!usr2_seen)
+		sched_yield();
+	/* the handler ran, and the thread sleeps in the barrier again */
+	ASSERT_EQ(0, vfsb_wait_sleeping(bt.tid));
+	EXPECT_EQ((ssize_t)h.page, uffd_hold_release(&h));
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, bt.ret);
+}
+
 TEST_F(watched, async_barrier_limits)
 {
 	struct vfsb_barrier_poll bp = { 0 };

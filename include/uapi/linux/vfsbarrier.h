@@ -62,9 +62,10 @@ struct vfsb_list {
  * fd (or, with VFSB_BARRIER_ALL, on every superblock this opener
  * watches) that began before the call has ended. The superblock of fd
  * must be watched by some opener, not necessarily this one (-ENOENT).
- * timeout_ms == 0 waits without a time limit. A signal ends the wait
- * with -EINTR; a timeout with -ETIMEDOUT. Either way nothing is left
- * behind and the call may be retried.
+ * timeout_ms == 0 waits without a time limit. A signal whose handler
+ * has no SA_RESTART ends the wait with -EINTR (other wake-ups restart
+ * the call, its timeout anew); a timeout ends it with -ETIMEDOUT. Either
+ * way nothing is left behind and the call may be retried.
  */
 struct vfsb_barrier {
 	__s32 fd;		/* in: ignored with VFSB_BARRIER_ALL */
