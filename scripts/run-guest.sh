@@ -28,11 +28,9 @@ bindir=$build/guest-bin
 make -s -C selftests OUT="$bindir"
 make -s -C tools OUT="$bindir"
 # VFSB_TESTS="test_a test_b" runs only those selftests.
-# (A list left by an earlier run must not limit this one.)
+# (selftests/Makefile rewrites tests.list with every test on each run.)
 if [ -n "${VFSB_TESTS:-}" ]; then
 	echo "$VFSB_TESTS" > "$bindir/tests.list"
-else
-	rm -f "$bindir/tests.list"
 fi
 
 work=$build/$KREL
