@@ -13,14 +13,8 @@ for d in module include; do
 	mkdir -p "$dst/$d"
 	cp -ru "$top/$d/." "$dst/$d/"
 done
-# A kernel fetched by scripts/kernels/fetch.sh whose kbuild tools cannot
-# run here (7.x: glibc >= 2.38, gcc-14) names a build chroot in a marker
-# file at its cache root; make then runs in there, with the same paths.
-kroot=$(cd "$kdir/../../.." && pwd)
-if [ -f "$kroot/.vfsb-build-chroot" ]; then
-	"$top"/scripts/kernels/chroot-run.sh "$(cat "$kroot/.vfsb-build-chroot")" \
-		"$kroot" "$dst" -- make -s -C "$kdir" M="$dst/module" "$@" modules >&2
-else
+# In the kernel's build chroot when it names one (7.x: its kbuild tools
+# need glibc >= 2.38 and gcc-14; see scripts/kernels/chroot-run.sh).
+"$top"/scripts/kernels/chroot-run.sh --kdir "$kdir" "$dst" -- \
 	make -s -C "$kdir" M="$dst/module" "$@" modules >&2
-fi
 echo "$dst/module/vfsbarrier.ko"

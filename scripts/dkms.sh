@@ -55,17 +55,11 @@ build)
 	mkdir -p "$d/src" "$d/tree" "$root/lib/modules/$krel"
 	d=$(cd "$d" && pwd) root=$d/root
 	stage "$d/src"
-	# A kernel whose kbuild tools need a newer userland (7.x) names a
-	# build chroot (see scripts/kernels/chroot-run.sh): dkms runs in
-	# there, on the same paths.
+	# dkms runs in the kernel's build chroot when it names one (7.x),
+	# on the same paths (see scripts/kernels/chroot-run.sh).
 	kroot=$(cd "$kdir/../../.." && pwd)
 	run_dkms() {
-		if [ -f "$kroot/.vfsb-build-chroot" ]; then
-			"$top"/scripts/kernels/chroot-run.sh "$(cat "$kroot/.vfsb-build-chroot")" \
-				"$kroot" "$d" -- dkms "$@"
-		else
-			dkms "$@"
-		fi
+		"$top"/scripts/kernels/chroot-run.sh --kdir "$kdir" "$d" -- dkms "$@"
 	}
 	opts="--dkmstree $d/tree --sourcetree $d/src --installtree $root/lib/modules"
 	# dkms install runs depmod on /lib/modules/KREL of the machine it runs
