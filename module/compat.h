@@ -23,18 +23,21 @@
 #endif
 
 /*
- * Redirected calls (hooks.c): the wrappers take the section in the
- * argument registers after the first, which the caller of a one-argument
- * function leaves undefined. x86-64 only; elsewhere the kretprobes stay.
+ * Redirected calls (hooks.c): an ftrace callback makes the traced call
+ * continue in another function by setting the saved instruction pointer.
+ * With DYNAMIC_FTRACE_WITH_ARGS, ftrace_caller honours that without the
+ * full pt_regs (no FTRACE_OPS_FL_SAVE_REGS: a cheaper trampoline), as
+ * livepatch relies on. The setter was renamed in 6.3. Elsewhere the
+ * kretprobes stay.
  */
-#ifdef CONFIG_X86_64
+#if defined(CONFIG_X86_64) && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
+#if defined(ftrace_regs_set_instruction_pointer)
 #define VFSB_HAVE_REDIRECT 1
-static inline void vfsb_regs_set_args12(struct pt_regs *regs,
-					unsigned long a1, unsigned long a2)
-{
-	regs->si = a1;
-	regs->dx = a2;
-}
+#define vfsb_fregs_set_ip(fregs, ip) ftrace_regs_set_instruction_pointer(fregs, ip)
+#elif defined(ftrace_instruction_pointer_set)
+#define VFSB_HAVE_REDIRECT 1
+#define vfsb_fregs_set_ip(fregs, ip) ftrace_instruction_pointer_set(fregs, ip)
+#endif
 #endif
 
 /*

@@ -341,34 +341,44 @@ static void notrace vfsb_ft_complete(unsigned long ip, unsigned long pip,
 #ifdef VFSB_HAVE_REDIRECT
 /*
  * For a watched superblock the ftrace callback opens the section (with
- * preemption off: no gap for a teardown to slip into), passes it to the
- * wrapper in argument registers the wrapped function does not take, and
- * makes the call continue in the wrapper instead. The wrapper calls the
- * function by its linked symbol; the callback knows that call by its
- * return address in this module and lets it through.
+ * preemption off: no gap for a teardown to slip into), hands it to the
+ * task as if the call had succeeded, and makes the call continue in the
+ * wrapper instead. The wrapper calls the function by its linked symbol
+ * (the callback knows that call by its return address in this module and
+ * lets it through) and, only if it failed, takes the section back and
+ * ends it: the caller will not call mnt_drop_write*(). Nothing passes
+ * between callback and wrapper but the task's own slot, so the callback
+ * changes no argument register, only where the call goes on.
  *
- * Module text: a task in a wrapper holds its section until the wrapper's
- * last instructions (the tracking, and a module reference with it,
- * outlive the section), and it does not sleep past the section's end:
- * module exit waits for such a task with synchronize_rcu_tasks().
+ * Module text: a task in a wrapper holds its section in its slot until
+ * the wrapper's last instructions (the tracking, and a module reference
+ * with it, outlive the section), and it does not sleep past the
+ * section's end: module exit waits for such a task with
+ * synchronize_rcu_tasks().
  */
-static int notrace vfsb_wrap_want_write(struct vfsmount *m,
-					struct vfsb_sb *vsb, long idx)
+static void notrace vfsb_want_write_failed(struct super_block *sb)
 {
-	struct vfsb_section s = { .vsb = vsb, .idx = idx };
+	struct vfsb_section s;
+
+	if (vfsb_task_pop(sb, &s))
+		vfsb_section_end(&s);
+}
+
+static int notrace vfsb_wrap_want_write(struct vfsmount *m)
+{
 	int ret = mnt_want_write(m);
 
-	vfsb_want_write_done(&s, ret);
+	if (ret)
+		vfsb_want_write_failed(m->mnt_sb);
 	return ret;
 }
 
-static int notrace vfsb_wrap_want_write_file(struct file *file,
-					     struct vfsb_sb *vsb, long idx)
+static int notrace vfsb_wrap_want_write_file(struct file *file)
 {
-	struct vfsb_section s = { .vsb = vsb, .idx = idx };
 	int ret = mnt_want_write_file(file);
 
-	vfsb_want_write_done(&s, ret);
+	if (ret)
+		vfsb_want_write_failed(sb_of_file(file));
 	return ret;
 }
 
@@ -377,22 +387,23 @@ static void notrace vfsb_redirect(unsigned long ip, unsigned long pip,
 				  struct super_block *sb, unsigned long wrapper)
 {
 	struct vfsb_section s;
-	struct pt_regs *regs;
 	int bit;
 
 	/* unwatched: one load; the wrapper's own call: a few compares */
 	if (!atomic_read(&vfsb_nr_tracked) || !sb ||
 	    within_module(pip, THIS_MODULE))
 		return;
-	regs = ftrace_get_regs(fregs);
-	if (!regs)
-		return;
 	bit = ftrace_test_recursion_trylock(ip, pip);
 	if (bit < 0)
 		return;
 	if (vfsb_section_begin(sb, &s, false)) {
-		vfsb_regs_set_args12(regs, (unsigned long)s.vsb, s.idx);
-		instruction_pointer_set(regs, wrapper);
+		if (vfsb_task_push(&s)) {
+			vfsb_fregs_set_ip(fregs, wrapper);
+		} else {
+			/* no slot: the write goes unbracketed, counted */
+			atomic64_inc(&s.vsb->missed);
+			vfsb_section_end(&s);
+		}
 	}
 	ftrace_test_recursion_unlock(bit);
 }
@@ -551,7 +562,6 @@ static int vfsb_hooks_register(void)
 	/* where the redirect cannot be had, the kretprobe does the same */
 	for (i = 0; i < VFSB_NR_REDIRS; i++) {
 		ret = vfsb_ft_register(&vfsb_redirs[i], &vfsb_redir_defs[i],
-				       FTRACE_OPS_FL_SAVE_REGS |
 				       FTRACE_OPS_FL_IPMODIFY);
 		if (ret)
 			pr_info("%s: no redirect (%d), a kretprobe instead\n",

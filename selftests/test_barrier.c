@@ -8,6 +8,7 @@
 #include <grp.h>
 #include <linux/fs.h>
 #include <signal.h>
+#include <sys/xattr.h>
 
 #include "uffd_hold.h"
 #include "kselftest_harness.h"
@@ -252,6 +253,7 @@ TEST_F(watched, bad_requests)
 TEST_F(watched, failed_write_access_leaves_no_section)
 {
 	long long begun;
+	int fd;
 
 	ASSERT_EQ(0, mkdir(DIR_A "/ro", 0755));
 	ASSERT_EQ(0, mount(DIR_A, DIR_A "/ro", NULL, MS_BIND, NULL));
@@ -266,6 +268,12 @@ TEST_F(watched, failed_write_access_leaves_no_section)
 	EXPECT_EQ(EROFS, errno);
 	EXPECT_EQ(-1, truncate(DIR_A "/ro/held", 0));
 	EXPECT_EQ(EROFS, errno);
+	/* fsetxattr(): the mnt_want_write_file() side */
+	fd = open(DIR_A "/ro/held", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, fsetxattr(fd, "trusted.vfsb", "1", 1, 0));
+	EXPECT_EQ(EROFS, errno);
+	close(fd);
 	/* the failed calls did enter mnt_want_write(): sections opened ... */
 	EXPECT_LT(begun, vfsb_begun(self->dev, DIR_A));
 	/* ... and closed on the failure path */

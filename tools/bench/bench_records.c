@@ -40,7 +40,10 @@
  * VFSB_BENCH_RECORDS_PERIOD_MS between drains, as a batch indexer
  * might; loss then begins where one period's records no longer fit in
  * the ring or queue, so this compares capacities: a small (64 KiB)
- * ring, the default ring and fanotify's queue, with the same search.
+ * ring, the default ring, a 4 MiB ring (more records than fanotify's
+ * queue holds events) and fanotify's queue, with the same search. A ring
+ * larger than one trial's records can never overflow, so the 4 MiB ring's
+ * trials are VFSB_BENCH_RECORDS_BIG_OPS creates long.
  * Every vfsb trial also checks that the OVERFLOW records' counts add up
  * to exactly the records missing.
  */
@@ -66,7 +69,7 @@
 
 enum { K_VFSB, K_FAN };
 
-static long nops, nwriters, nsteps, read_bytes, period_ms, slow_ops;
+static long nops, nwriters, nsteps, read_bytes, period_ms, slow_ops, big_ops;
 static double budget_s;
 static uint64_t t_phase;
 
@@ -466,7 +469,7 @@ static void json_result(struct jw *j, const struct result *r)
 }
 
 enum { E_VFSB, E_VFSB_1M, E_FAN, NEAGER };
-enum { B_VFSB_64K, B_VFSB, B_FAN, NBATCH };
+enum { B_VFSB_64K, B_VFSB, B_VFSB_4M, B_FAN, NBATCH };
 
 static int cmd_records(const char *out)
 {
@@ -480,6 +483,8 @@ static int cmd_records(const char *out)
 		[B_VFSB_64K] = { .key = "vfsb_64k", .what = "vfsb, 64 KiB ring", .kind = K_VFSB,
 				 .ring = 64 << 10 },
 		[B_VFSB] = { .key = "vfsb", .what = "vfsb, 1 MiB ring", .kind = K_VFSB },
+		[B_VFSB_4M] = { .key = "vfsb_4m", .what = "vfsb, 4 MiB ring", .kind = K_VFSB,
+				.ring = 4 << 20 },
 		[B_FAN] = { .key = "fanotify", .what = "fanotify, 16384 queue", .kind = K_FAN },
 	};
 	const char *other = getenv("VFSB_BENCH_OTHER");
@@ -491,6 +496,7 @@ static int cmd_records(const char *out)
 	t_phase = now_ns();
 	nops = bench_env("VFSB_BENCH_RECORDS_OPS", 20000, 4000);
 	slow_ops = bench_env("VFSB_BENCH_RECORDS_SLOW_OPS", 6000, 2000);
+	big_ops = bench_env("VFSB_BENCH_RECORDS_BIG_OPS", 60000, 30000);
 	nwriters = bench_env("VFSB_BENCH_RECORDS_WRITERS", cpu_count(), cpu_count());
 	nsteps = bench_env("VFSB_BENCH_RECORDS_STEPS", 5, 2);
 	reps = bench_env("VFSB_BENCH_RECORDS_REPS", 2, 1);
@@ -510,7 +516,8 @@ static int cmd_records(const char *out)
 	}
 	/* a trial can only overflow what it more than fills */
 	for (i = 0; i < NBATCH; i++) {
-		batch[i].ops = batch[i].ring ? slow_ops : nops;
+		batch[i].ops = !batch[i].ring ? nops :
+			       batch[i].ring > VFSB_RING_DEFAULT ? big_ops : slow_ops;
 		batch[i].period = period_ms;
 		batch[i].rbytes = read_bytes;
 	}
@@ -537,10 +544,12 @@ static int cmd_records(const char *out)
 	run_one(&eager[E_VFSB_1M], 0);
 	run_one(&batch[B_VFSB_64K], 0);
 	run_one(&batch[B_VFSB], 0);
+	run_one(&batch[B_VFSB_4M], 0);
 	bisect(&batch[B_VFSB_64K]);
 	bisect(&eager[E_VFSB]);
 	bisect(&eager[E_VFSB_1M]);
 	bisect(&batch[B_VFSB]);
+	bisect(&batch[B_VFSB_4M]);
 	close(keeper);
 	mod_set(false);
 	for (r = 1; r < reps; r++)
@@ -561,13 +570,14 @@ static int cmd_records(const char *out)
 	       "full/s", "lost", "max lossless", "lossy at", "writer-bound");
 	for (i = 0; i < NEAGER; i++)
 		print_result(&eager[i]);
-	printf("B: reader drains every %ld ms (%ld creates per trial with the 64 KiB ring)\n",
-	       period_ms, slow_ops);
+	printf("B: reader drains every %ld ms (%ld creates per trial with the 64 KiB ring, %ld with 4 MiB)\n",
+	       period_ms, slow_ops, big_ops);
 	for (i = 0; i < NBATCH; i++)
 		print_result(&batch[i]);
-	printf("    record %.0f B: a 1 MiB ring holds ~%.0f, 64 KiB ~%.0f; fanotify event %.0f B, queue 16384 events\n",
+	printf("    record %.0f B: a 1 MiB ring holds ~%.0f, 64 KiB ~%.0f, 4 MiB ~%.0f; fanotify event %.0f B, queue 16384 events\n",
 	       eager[E_VFSB].rec_bytes, VFSB_RING_DEFAULT / eager[E_VFSB].rec_bytes,
-	       (64 << 10) / eager[E_VFSB].rec_bytes, eager[E_FAN].rec_bytes);
+	       (64 << 10) / eager[E_VFSB].rec_bytes,
+	       (4 << 20) / eager[E_VFSB].rec_bytes, eager[E_FAN].rec_bytes);
 	printf("    vfsb lost counts (OVERFLOW records) %s; read() buffer %ld bytes unless stated\n",
 	       accounted ? "matched every trial's shortfall exactly" :
 	       "did NOT match the shortfall in some trial", read_bytes);
