@@ -55,4 +55,9 @@ fi
 tr -d '\r' < "$log" |
 	sed -n '/^===== vfsbarrier benchmark results =====/,/^===== end of results =====/p' \
 	> "$dst/results.txt"
-echo "bench-collect: $dst/results.json, $dst/results.txt (from $log)"
+if command -v python3 >/dev/null 2>&1 &&
+	python3 "$top/scripts/bench-targets.py" "$dst/results.json" > "$dst/targets.md"; then
+	echo "===== targets (issue 6) ====="
+	cat "$dst/targets.md"
+fi
+echo "bench-collect: $dst/results.json, $dst/results.txt, $dst/targets.md (from $log)"

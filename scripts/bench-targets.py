@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Verdicts on the benchmark targets (issue 6) from a results.json.
+
+Usage: bench-targets.py RESULTS.json   (markdown on stdout)
+
+Each ratio has a median over rounds and a best-run figure (fastest run
+over fastest baseline). A target is "met" when both are at or below it,
+"missed" when both exceed it by more than the run's noise floor, and
+"not resolved" otherwise. The noise floor of a filesystem is how far its
+"unwatched" ratios (no hooks registered: truly 1) stray from 1.
+"""
+import json
+import sys
+
+META = ["create_unlink", "mkdir_rmdir", "rename", "chmod", "setxattr"]
+DATA = ["pwrite_4k", "write_1b", "io_uring_4k"]
+
+
+def verdict(med, best, target, floor):
+    if med is None or best is None:
+        return "not measured"
+    if med <= target and best <= target:
+        return "met"
+    if med > target + floor and best > target + floor:
+        return "**missed**"
+    return "not resolved"
+
+
+def noise_floor(ops):
+    dev = [abs(o[k]["unwatched"] - 1) for o in ops.values()
+           for k in ("ratio", "ratio_best") if o.get(k, {}).get("unwatched") is not None]
+    return max(dev) if dev else 0.0
+
+
+def fmt(v, nd=3):
+    return "n/a" if v is None else f"{v:.{nd}f}"
+
+
+def main():
+    d = json.load(open(sys.argv[1]))
+    byfs = d.get("overhead_by_fs") or {}
+    out = []
+    out.append(f"Kernel {d.get('kernel')}, clocksource {d.get('machine', {}).get('clocksource')}, "
+               f"guest {d.get('guest_seconds')} s. met: median and best-run ratio at or below the "
+               "target; missed: both above it by more than the noise floor; else not resolved.\n")
+    out.append("| fs | op | target | watched median (±spread) | best | verdict | fanotify median / best | watched ≤ fanotify |")
+    out.append("|---|---|---|---|---|---|---|---|")
+    floors = {}
+    for fs, ops in byfs.items():
+        floor = floors[fs] = noise_floor(ops)
+        for op in META + DATA:
+            o = ops.get(op)
+            if not o:
+                continue
+            t = 1.03 if op in META else 1.02
+            med, best = o["ratio"].get("watched"), o["ratio_best"].get("watched")
+            fmed, fbest = o["ratio"].get("fanotify"), o["ratio_best"].get("fanotify")
+            spread = o.get("ratio_spread_pct", {}).get("watched")
+            if None in (med, best, fmed, fbest):
+                vs = "not measured"
+            elif med <= fmed and best <= fbest:
+                vs = "yes"
+            elif med > fmed and best > fbest:
+                vs = "**no**"
+            else:
+                vs = "not resolved"
+            out.append(f"| {fs} | {op} | ≤ {t} | {fmt(med)} ±{fmt(spread, 0)}% | {fmt(best)} | "
+                       f"{verdict(med, best, t, floor)} | {fmt(fmed)} / {fmt(fbest)} | {vs} |")
+    out.append("")
+    for fs, ops in byfs.items():
+        vals = [o[k]["unwatched"] for o in ops.values() for k in ("ratio", "ratio_best")
+                if o.get(k, {}).get("unwatched") is not None]
+        if vals:
+            out.append(f"* unwatched ≤ 1.005 on {fs}: met by construction (no hooks registered); "
+                       f"measured {min(vals):.3f}-{max(vals):.3f}, so this run's noise floor there "
+                       f"is {floors[fs] * 100:.1f}%.")
+    for fs, st in (d.get("writer_stall_by_fs") or {}).items():
+        r = st.get("p99_ratio", {})
+        sp = st.get("p99_ratio_spread_pct", {})
+        b = r.get("barrier")
+        v = "not measured" if b is None else ("met" if b <= 1.1 else "**missed**")
+        out.append(f"* writer p99 under a barrier storm ≤ 1.1x on {fs}: {fmt(b)}x ±{fmt(sp.get('barrier'), 0)}% "
+                   f"({v}); expedited storm {fmt(r.get('expedited_barrier'))}x, FIFREEZE/FITHAW "
+                   + ("n/a (cannot freeze)." if r.get('fsfreeze') is None
+                      else f"{r['fsfreeze']:.1f}x."))
+    rec = d.get("records") or {}
+    v, f = rec.get("max_lossless_ops_per_s"), rec.get("fanotify_max_lossless_per_s")
+    if v is not None and f is not None:
+        wb = rec.get("max_lossless_writer_bound") and rec.get("fanotify_max_lossless_writer_bound")
+        verdict_r = "met" if v >= f else ("not resolved (both writer-bound: the writers' speed, "
+                                          "not the reader, set both)" if wb else "**missed**")
+        out.append(f"* lossless record rate ≥ fanotify's (eager reader): {v:.0f}/s vs {f:.0f}/s: {verdict_r}.")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
