@@ -37,6 +37,15 @@ def fmt(v, nd=3):
     return "n/a" if v is None else f"{v:.{nd}f}"
 
 
+def lossless_verdict(vfsb, fanotify, both_writer_bound):
+    """vfsb's highest lossless rate against fanotify's on the same workload."""
+    if vfsb >= fanotify:
+        return "met"
+    if both_writer_bound:
+        return "not resolved (both writer-bound: the writers' speed, not the reader, set both)"
+    return "**missed**"
+
+
 def main():
     d = json.load(open(sys.argv[1]))
     byfs = d.get("overhead_by_fs") or {}
@@ -88,9 +97,18 @@ def main():
     v, f = rec.get("max_lossless_ops_per_s"), rec.get("fanotify_max_lossless_per_s")
     if v is not None and f is not None:
         wb = rec.get("max_lossless_writer_bound") and rec.get("fanotify_max_lossless_writer_bound")
-        verdict_r = "met" if v >= f else ("not resolved (both writer-bound: the writers' speed, "
-                                          "not the reader, set both)" if wb else "**missed**")
-        out.append(f"* lossless record rate ≥ fanotify's (eager reader): {v:.0f}/s vs {f:.0f}/s: {verdict_r}.")
+        out.append(f"* lossless record rate ≥ fanotify's (eager reader): {v:.0f}/s vs {f:.0f}/s: "
+                   f"{lossless_verdict(v, f, wb)}.")
+    per = rec.get("periodic_reader") or {}
+    fan = per.get("fanotify") or {}
+    for key in ("vfsb_64k", "vfsb", "vfsb_4m"):
+        vl = per.get(key) or {}
+        v, f = vl.get("max_lossless_ops_per_s"), fan.get("max_lossless_ops_per_s")
+        if v is None or f is None:
+            continue
+        out.append(f"* lossless record rate ≥ fanotify's (reader every {per.get('period_ms')} ms, "
+                   f"{vl.get('listener')}): {v:.0f}/s vs {f:.0f}/s: "
+                   f"{lossless_verdict(v, f, vl.get('writer_bound') and fan.get('writer_bound'))}.")
     print("\n".join(out))
 
 
