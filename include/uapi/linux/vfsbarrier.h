@@ -10,6 +10,16 @@
  *
  * All structures have fixed layouts with explicit padding; reserved
  * fields and unknown flags must be zero (the kernel answers -EINVAL).
+ *
+ * Extensible structures: the size of an ioctl's structure is part of its
+ * number (_IOC_SIZE). Structures marked "extensible" may grow at the end
+ * in later ABI versions; the kernel accepts any size from the first
+ * version's up. A caller that passes a larger structure than the kernel
+ * knows must zero what the kernel does not know (-E2BIG otherwise); the
+ * kernel writes back only as many bytes as the caller passed. So an old
+ * program works with a new module and a new program with an old module
+ * (it sees the fields it knows the kernel did not fill as zero, if it
+ * zeroed them: check abi_version first).
  */
 #ifndef _UAPI_LINUX_VFSBARRIER_H
 #define _UAPI_LINUX_VFSBARRIER_H
@@ -18,33 +28,73 @@
 #include <linux/types.h>
 
 #define VFSB_DEVICE_PATH	"/dev/vfsbarrier"
-#define VFSB_ABI_VERSION	1
+#define VFSB_ABI_VERSION	2
 
 /* 0xB7 is not claimed in Documentation/userspace-api/ioctl/ioctl-number.rst */
 #define VFSB_IOC_MAGIC		0xB7
 
-/* VFSB_IOC_GET_VERSION: what this module speaks. */
+/*
+ * VFSB_IOC_GET_VERSION (extensible): what this module speaks, and which
+ * write paths its hooks cover right now. The hooks are in place only
+ * while some filesystem is watched (and for a few seconds after), so
+ * coverage is 0 before the first watch: read it after VFSB_IOC_WATCH. A
+ * consumer that needs a path (say io_uring writes) and finds its bit
+ * clear in coverage must not trust the barrier for it: writes there are
+ * announced with VFSB_RECF_UNFENCED and a VFSB_REC_RESCAN record.
+ */
 struct vfsb_version {
 	__u32 abi_version;	/* out: VFSB_ABI_VERSION */
 	__u32 features;		/* out: VFSB_FEAT_* */
 	char module_version[32];/* out: NUL-terminated release string */
+	/* ABI 2 */
+	__u32 coverage;		/* out: VFSB_COV_* whose hooks are live now */
+	__u32 coverage_known;	/* out: VFSB_COV_* this module can cover */
+	__u32 hooks;		/* out: VFSB_HOOKS_* */
+	__u32 reserved;
 };
 
 #define VFSB_FEAT_BARRIER	(1U << 0)	/* watch/barrier ioctls work */
 #define VFSB_FEAT_ASYNC_BARRIER	(1U << 1)	/* BARRIER_START/POLL work */
 #define VFSB_FEAT_RECORDS	(1U << 2)	/* SUBSCRIBE and read() work */
+#define VFSB_FEAT_RESCAN	(1U << 3)	/* RESCAN/UNMOUNT records, UNFENCED */
+#define VFSB_FEAT_WATCH_ID	(1U << 4)	/* watch ids, unwatch by id */
+
+/* Coverage: groups of write paths, each hooked as a whole or not at all. */
+#define VFSB_COV_NAMESPACE	(1U << 0)	/* create..rename, setattr, xattr */
+#define VFSB_COV_DATA		(1U << 1)	/* write(2) & co, truncate, fallocate */
+#define VFSB_COV_SPLICE		(1U << 2)	/* splice, sendfile, copy_file_range */
+#define VFSB_COV_REMAP		(1U << 3)	/* FICLONE*, FIDEDUPERANGE */
+#define VFSB_COV_MMAP		(1U << 4)	/* shared mapping write faults */
+#define VFSB_COV_IO_URING	(1U << 5)	/* io_uring reads/writes of files */
+#define VFSB_COV_AIO		(1U << 6)	/* Linux AIO (io_submit) */
+#define VFSB_COV_IOCB		(1U << 7)	/* in-kernel async iocbs (overlayfs) */
+#define VFSB_COV_ACL		(1U << 8)	/* POSIX ACLs (set_acl, 6.2+) */
+#define VFSB_COV_FILEATTR	(1U << 9)	/* chattr, FS_IOC_FSSETXATTR */
+#define VFSB_COV_KERNEL_WRITE	(1U << 10)	/* core dumps, process accounting */
+#define VFSB_COV_VERITY		(1U << 11)	/* fs-verity enable */
+#define VFSB_COV_FSCRYPT	(1U << 12)	/* fscrypt policy set */
+
+#define VFSB_HOOKS_OFF		0	/* nothing watched: nothing hooked */
+#define VFSB_HOOKS_LIVE		1
+#define VFSB_HOOKS_LINGERING	2	/* nothing watched, hooks still in */
 
 /*
  * VFSB_IOC_WATCH / VFSB_IOC_UNWATCH: fd names any file or directory on
  * the filesystem. dev is returned (the superblock's st_dev, as
- * makedev(major, minor) encoded by the kernel's new_encode_dev()).
+ * makedev(major, minor) encoded by the kernel's new_encode_dev()), and
+ * WATCH returns a watch id, unique for this open file, that UNWATCH
+ * takes with VFSB_UNWATCH_BY_ID (fd is then ignored): the only way to
+ * drop the watch of a filesystem that was unmounted, whose fd cannot be
+ * had any more.
  */
 struct vfsb_watch {
 	__s32 fd;	/* in */
-	__u32 flags;	/* in: must be 0 */
+	__u32 flags;	/* in: WATCH 0; UNWATCH VFSB_UNWATCH_BY_ID or 0 */
 	__u32 dev;	/* out */
-	__u32 reserved;	/* must be 0 */
+	__u32 id;	/* WATCH: out (never 0); UNWATCH: in with BY_ID, else 0 */
 };
+
+#define VFSB_UNWATCH_BY_ID	(1U << 0)
 
 /*
  * VFSB_IOC_LIST: devs_ptr points to an array of capacity __u32 entries;
@@ -65,7 +115,11 @@ struct vfsb_list {
  * timeout_ms == 0 waits without a time limit. A signal whose handler
  * has no SA_RESTART ends the wait with -EINTR (other wake-ups restart
  * the call, its timeout anew); a timeout ends it with -ETIMEDOUT. Either
- * way nothing is left behind and the call may be retried.
+ * way nothing is left behind and the call may be retried. Unmounted
+ * filesystems have nothing in flight: a barrier over them returns at
+ * once. -EAGAIN: too many barriers are already pending (per opener
+ * VFSB_MAX_PENDING, module-wide a few thousand), mostly ones that timed
+ * out on a filesystem whose writers are stuck: retry later.
  */
 struct vfsb_barrier {
 	__s32 fd;		/* in: ignored with VFSB_BARRIER_ALL */
@@ -103,12 +157,16 @@ struct vfsb_barrier_poll {
 #define VFSB_BARRIER_PENDING	0
 #define VFSB_BARRIER_DONE	1
 #define VFSB_MAX_ASYNC		64
+/* Barriers one opener may have pending, synchronous ones included. */
+#define VFSB_MAX_PENDING	256
 
 /*
  * VFSB_IOC_STATS: counters of every tracked superblock (whoever
- * watches). Same capacity/count protocol as VFSB_IOC_LIST; entry_size is
- * set by the kernel to sizeof(struct vfsb_sb_stats) so that the format
- * may grow at the end.
+ * watches). Same capacity/count protocol as VFSB_IOC_LIST. entry_size
+ * is the size of the caller's struct vfsb_sb_stats (0: the ABI 1 size,
+ * 96 bytes); the kernel writes that many bytes per entry (zeroing what
+ * it does not know) and returns its own size in entry_size, so that the
+ * format may grow at the end without overflowing an older caller's array.
  */
 struct vfsb_sb_stats {
 	__u32 dev;
@@ -124,7 +182,13 @@ struct vfsb_sb_stats {
 	__u64 missed;			/* writes the hooks could not bracket */
 	__u64 records;			/* records emitted (to any subscriber) */
 	__u64 records_lost;		/* dropped on full rings (all reported) */
+	/* ABI 2 */
+	__u64 unfenced;			/* changes announced outside a section */
+	__u64 rescans;			/* RESCAN records emitted */
+	__u8 fs_uuid[16];		/* the superblock's s_uuid */
 };
+
+#define VFSB_STATS_SIZE_V1	96
 
 /* The filesystem was unmounted: no new sections; close or unwatch. */
 #define VFSB_STATS_UNMOUNTED	(1U << 0)
@@ -132,7 +196,7 @@ struct vfsb_sb_stats {
 struct vfsb_stats {
 	__u32 capacity;		/* in */
 	__u32 count;		/* out */
-	__u32 entry_size;	/* out */
+	__u32 entry_size;	/* in: caller's entry size (0: V1); out: kernel's */
 	__u32 reserved;		/* must be 0 */
 	__u64 entries_ptr;	/* in: user pointer to entries */
 };
@@ -149,7 +213,11 @@ struct vfsb_stats {
  * O_NONBLOCK gives -EAGAIN. The write path never waits for a reader: a
  * full ring drops records, and the next record read is a
  * VFSB_REC_OVERFLOW telling exactly how many were lost and on which
- * filesystems (rescan those). Nothing is lost silently.
+ * filesystems (rescan those). Nothing is lost silently: a change the
+ * hooks could not bracket (an operation that began before the watch, a
+ * return probe that had no free instance, no memory for the section's
+ * bookkeeping) is announced with VFSB_RECF_UNFENCED, and a
+ * VFSB_REC_RESCAN record names its filesystem.
  */
 struct vfsb_subscribe {
 	__u32 ring_bytes;	/* in: 0 = VFSB_RING_DEFAULT */
@@ -164,35 +232,75 @@ struct vfsb_subscribe {
 #define VFSB_RING_MAX		(64U << 20)
 
 /*
- * Coalescing: a record whose (parent directory, reasons) this subscriber
- * was already given since its last barrier (its own VFSB_IOC_BARRIER or
- * BARRIER_START: the epoch boundary) is dropped, deliberately and not
- * counted as lost: enough for "which directories changed" journals.
+ * Coalescing: a CHANGE record whose (filesystem, parent directory, its
+ * generation, reasons) this subscriber was already given since its last
+ * barrier (its own VFSB_IOC_BARRIER or BARRIER_START: the epoch
+ * boundary) is dropped, deliberately and not counted as lost: enough for
+ * "which directories changed" journals. Other record types are never
+ * coalesced.
  */
 #define VFSB_SUB_COALESCE	(1U << 0)
 #define VFSB_SUB_FLAGS		VFSB_SUB_COALESCE
 
 /* Reasons, in the spirit of NTFS USN reasons. */
 #define VFSB_R_CREATE		(1U << 0)	/* create, mkdir, mknod, symlink */
-#define VFSB_R_DELETE		(1U << 1)	/* unlink, rmdir */
+#define VFSB_R_DELETE		(1U << 1)	/* unlink, rmdir, replaced by rename */
 #define VFSB_R_RENAME_FROM	(1U << 2)
 #define VFSB_R_RENAME_TO	(1U << 3)
 #define VFSB_R_HARDLINK		(1U << 4)
-#define VFSB_R_ATTRIB		(1U << 5)	/* chmod, chown, utimes */
+#define VFSB_R_ATTRIB		(1U << 5)	/* chmod, chown, utimes, chattr */
 #define VFSB_R_TRUNCATE		(1U << 6)
 #define VFSB_R_XATTR		(1U << 7)	/* set or remove */
 #define VFSB_R_DATA_WRITE	(1U << 8)	/* write & co, fallocate, copy, clone */
 #define VFSB_R_MMAP_WRITE	(1U << 9)	/* a shared mapping's page made writable */
-#define VFSB_R_ALL		0x3ffU
+#define VFSB_R_ACL		(1U << 10)	/* POSIX ACL set or removed */
+#define VFSB_R_ALL		0x7ffU
 
 #define VFSB_REC_CHANGE		1
 #define VFSB_REC_OVERFLOW	2
+/*
+ * RESCAN: changes on filesystem dev may have happened that no CHANGE
+ * record announced inside a section (reasons: VFSB_RESCAN_*; lost: how
+ * many such events since the last RESCAN record of that filesystem).
+ * Treat the filesystem (or, with an OBJECT_FH/PARENT_FH item, that
+ * directory) as changed, and do not trust a barrier to have waited for
+ * those changes: rescan after the writers settle.
+ */
+#define VFSB_REC_RESCAN		3
+/*
+ * UNMOUNT: filesystem dev was unmounted. No record of it follows in this
+ * stream; this record's seq is the last that belongs to it. Its watch
+ * stays (see VFSB_STATS_UNMOUNTED) until unwatched by id.
+ */
+#define VFSB_REC_UNMOUNT	4
+
+/* Why a RESCAN (in its reasons field). */
+#define VFSB_RESCAN_UNFENCED	(1U << 0)	/* a change announced outside a section */
+#define VFSB_RESCAN_NO_MEMORY	(1U << 1)	/* no room to bracket a write */
+#define VFSB_RESCAN_NESTING	(1U << 2)	/* sections nested too deep */
+#define VFSB_RESCAN_NO_RETURN	(1U << 3)	/* a return hook had no instance */
+#define VFSB_RESCAN_NO_HOOK	(1U << 4)	/* a path this kernel cannot hook */
+#define VFSB_RESCAN_TEST	(1U << 5)	/* injected by the test knob */
 
 /* Record flags */
 #define VFSB_RECF_DIR		(1U << 0)	/* the object is a directory */
 #define VFSB_RECF_NO_HANDLE	(1U << 1)	/* fs cannot encode handles here: use ino/gen */
 #define VFSB_RECF_EXCHANGE	(1U << 2)	/* RENAME_EXCHANGE: both names swapped */
 #define VFSB_RECF_MORE_DEVS	(1U << 3)	/* overflow: more devs than listed */
+/*
+ * The change was announced outside a write section of its filesystem: a
+ * barrier does not wait for it (it began before the watch, or its
+ * section could not be kept). A RESCAN record follows.
+ */
+#define VFSB_RECF_UNFENCED	(1U << 4)
+/* DELETE of the object a rename replaced at its target name. */
+#define VFSB_RECF_REPLACED	(1U << 5)
+/* The range runs from offset to the end of the file (length 0). */
+#define VFSB_RECF_TO_EOF	(1U << 6)
+/* O_APPEND: offset is the file's size when announced; data lands at EOF. */
+#define VFSB_RECF_APPEND	(1U << 7)
+/* A rename replaced its target and named it (see VFSB_RECF_REPLACED). */
+#define VFSB_RECF_OVERWRITE	(1U << 8)
 
 /*
  * Every record starts with this header; size covers the header and the
@@ -206,12 +314,12 @@ struct vfsb_record {
 	__u64 seq;		/* per subscriber, strictly increasing; lost ones count */
 	__u64 time_ns;		/* CLOCK_MONOTONIC */
 	__u32 dev;		/* st_dev of the filesystem */
-	__u32 reasons;		/* VFSB_R_* */
+	__u32 reasons;		/* VFSB_R_*; RESCAN: VFSB_RESCAN_* */
 	__u8 fs_uuid[16];	/* the superblock's s_uuid (zero if it has none) */
 	__u64 cookie;		/* pairs RENAME_FROM with RENAME_TO; else 0 */
 	__u64 offset;		/* data writes: the byte range */
 	__u64 length;
-	__u64 lost;		/* VFSB_REC_OVERFLOW: records lost */
+	__u64 lost;		/* OVERFLOW: records lost; RESCAN: events */
 	__u64 ino;		/* the object's inode number (0: none yet) */
 	__u32 generation;	/* and generation */
 	__u32 flags;		/* VFSB_RECF_* */
@@ -220,7 +328,12 @@ struct vfsb_record {
 	__u32 tid;
 	__u32 uid;
 	__u32 nr_items;		/* items after the header */
+	/* ABI 2 */
+	__u32 mode;		/* fallocate: its mode (FALLOC_FL_*) */
+	__u32 parent_generation;/* the parent directory's generation */
 };
+
+#define VFSB_RECORD_HEADER_V1	120
 
 /*
  * Items follow the header, each 8-byte aligned: a struct vfsb_rec_item
