@@ -4,57 +4,59 @@
  *
  * A barrier request covers one or more superblocks; for each it waits
  * for one SRCU grace period, either with call_srcu() (no thread blocked,
- * completion in the callback) or, expedited, with
- * synchronize_srcu_expedited() in a work item. Waiting this way rather
- * than in synchronize_srcu() lets the caller time out or take a signal
- * and leave the request to finish on its own: the request is
+ * completion in the callback) or, expedited, in a round of
+ * synchronize_srcu_expedited() run by a work item. Waiting this way
+ * rather than in synchronize_srcu() lets the caller time out or take a
+ * signal and leave the request to finish on its own: the request is
  * reference-counted, and each pending grace period holds a reference.
+ *
+ * What one stuck filesystem may cost others: its requests stay pending
+ * (each opener may have VFSB_MAX_PENDING, all openers together
+ * VFSB_MAX_PENDING_ALL: beyond, -EAGAIN), and its expedited barriers
+ * share one round at a time, so at most one worker sleeps on it.
+ * Non-expedited barriers block no thread at all.
  */
 #include <linux/ktime.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
 #include <uapi/linux/vfsbarrier.h>
 
-#include "records.h"
+#include "barrier.h"
+#include "client.h"
+#include "tracking.h"
 #include "vfsb.h"
+
+#define VFSB_MAX_PENDING_ALL	4096
+
+static atomic_t vfsb_pending_all = ATOMIC_INIT(0);
 
 struct vfsb_breq;
 
 struct vfsb_gp {
 	struct rcu_head rcu;
-	struct work_struct work;	/* expedited */
+	struct list_head exp_node;	/* vsb->exp_waiting */
 	struct vfsb_breq *req;
 	struct vfsb_sb *vsb;
 };
 
 struct vfsb_breq {
 	refcount_t ref;
-	atomic_t pending;		/* grace periods not yet ended */
+	atomic_t pending;		/* grace periods not yet ended (+1 while starting) */
 	u64 start_ns;
 	u64 cookie;			/* async only */
-	struct vfsb_client *client;	/* async only; holds a reference */
+	bool async;
+	struct vfsb_client *client;	/* holds a reference */
 	struct list_head node;		/* client->async */
 	wait_queue_head_t wq;		/* the synchronous waiter */
 	unsigned int nr;
 	struct vfsb_gp gps[];
 };
 
-/* Coalescing starts over at each of the subscriber's own barriers. */
-static void vfsb_client_new_epoch(struct vfsb_client *c)
-{
-	struct vfsb_ring *ring = READ_ONCE(c->ring);
-
-	if (ring)
-		vfsb_ring_new_epoch(ring);
-}
-
 static void vfsb_breq_put(struct vfsb_breq *req)
 {
 	if (!refcount_dec_and_test(&req->ref))
 		return;
-	if (req->client)
-		vfsb_client_put(req->client);
+	vfsb_client_put(req->client);
 	kfree(req);
 }
 
@@ -66,12 +68,22 @@ static bool vfsb_breq_done(struct vfsb_breq *req)
 /* The last grace period of the request ended (or there was none). */
 static void vfsb_breq_complete(struct vfsb_breq *req)
 {
-	if (req->client) {
-		atomic_inc(&req->client->nr_async_done);
-		wake_up_all(&req->client->wq);
+	struct vfsb_client *c = req->client;
+
+	atomic_dec(&c->nr_pending);
+	atomic_dec(&vfsb_pending_all);
+	if (req->async) {
+		atomic_inc(&c->nr_async_done);
+		wake_up_all(&c->wq);
 	} else {
 		wake_up_all(&req->wq);
 	}
+}
+
+static void vfsb_breq_pending_dec(struct vfsb_breq *req)
+{
+	if (atomic_dec_and_test(&req->pending))
+		vfsb_breq_complete(req);
 }
 
 /* Any context: SRCU callback (softirq) or work item. */
@@ -81,8 +93,7 @@ static void vfsb_gp_done(struct vfsb_gp *gp)
 
 	atomic64_inc(&gp->vsb->barriers);
 	atomic64_add(ktime_get_ns() - req->start_ns, &gp->vsb->barrier_wait_ns);
-	if (atomic_dec_and_test(&req->pending))
-		vfsb_breq_complete(req);
+	vfsb_breq_pending_dec(req);
 	vfsb_breq_put(req);
 }
 
@@ -91,107 +102,150 @@ static void vfsb_gp_srcu_cb(struct rcu_head *rcu)
 	vfsb_gp_done(container_of(rcu, struct vfsb_gp, rcu));
 }
 
-static void vfsb_gp_expedited_work(struct work_struct *work)
+/*
+ * Expedited rounds of one superblock: each waits for one expedited grace
+ * period and completes every request that was waiting when it began;
+ * requests that come meanwhile wait for the next round. The work item
+ * holds a tracking reference while rounds remain.
+ */
+static void vfsb_exp_work(struct work_struct *work)
 {
-	struct vfsb_gp *gp = container_of(work, struct vfsb_gp, work);
-	struct vfsb_sb *vsb = gp->vsb;
+	struct vfsb_sb *vsb = container_of(work, struct vfsb_sb, exp_work);
+	struct vfsb_gp *gp, *tmp;
+	LIST_HEAD(round);
 
-	synchronize_srcu_expedited(&vsb->srcu);
-	vfsb_gp_done(gp);
-	/* the work item's own reference: it used vsb->srcu outside SRCU */
-	vfsb_sb_put(vsb);
+	spin_lock(&vsb->exp_lock);
+	while (!list_empty(&vsb->exp_waiting)) {
+		list_splice_init(&vsb->exp_waiting, &round);
+		spin_unlock(&vsb->exp_lock);
+		synchronize_srcu_expedited(&vsb->srcu);
+		list_for_each_entry_safe(gp, tmp, &round, exp_node) {
+			list_del(&gp->exp_node);
+			vfsb_gp_done(gp);
+			/* the request's tracking reference */
+			vfsb_tracking_put(vsb);
+		}
+		spin_lock(&vsb->exp_lock);
+	}
+	vsb->exp_running = false;
+	spin_unlock(&vsb->exp_lock);
+	vfsb_tracking_put(vsb);
+}
+
+void vfsb_barrier_init_tracking(struct vfsb_sb *vsb)
+{
+	spin_lock_init(&vsb->exp_lock);
+	INIT_LIST_HEAD(&vsb->exp_waiting);
+	INIT_WORK(&vsb->exp_work, vfsb_exp_work);
+}
+
+static void vfsb_gp_start_expedited(struct vfsb_gp *gp)
+{
+	struct vfsb_sb *vsb = gp->vsb;
+	bool start;
+
+	spin_lock(&vsb->exp_lock);
+	list_add_tail(&gp->exp_node, &vsb->exp_waiting);
+	start = !vsb->exp_running;
+	vsb->exp_running = true;
+	spin_unlock(&vsb->exp_lock);
+	if (start) {
+		vfsb_tracking_get(vsb);
+		queue_work(vfsb_barrier_wq, &vsb->exp_work);
+	}
 }
 
 /*
- * A request over the superblock of fd or, with VFSB_BARRIER_ALL, over
- * every superblock the client watches, holding a tracking reference per
- * superblock and one request reference for the caller.
+ * A request over vsbs[0..n), counted against the client's and the
+ * module's limits; takes over the tracking references.
  */
-static struct vfsb_breq *vfsb_breq_alloc(struct vfsb_client *c, int fd,
-					 u32 flags)
+static struct vfsb_breq *vfsb_breq_alloc(struct vfsb_client *c,
+					 struct vfsb_sb **vsbs, unsigned int n)
 {
-	struct vfsb_watch_ent *e;
-	struct vfsb_breq *req;
-	struct vfsb_sb *one = NULL;
-	unsigned int i = 0, n;
+	struct vfsb_breq *req = NULL;
+	unsigned int i;
 
-	if (!(flags & VFSB_BARRIER_ALL)) {
-		one = vfsb_fd_tracking(fd);
-		if (IS_ERR(one))
-			return ERR_CAST(one);
-	}
-	mutex_lock(&c->lock);
-	n = one ? 1 : c->nr_watches;
-	req = kzalloc(struct_size(req, gps, n), GFP_KERNEL_ACCOUNT);
-	if (!req) {
-		mutex_unlock(&c->lock);
-		if (one)
-			vfsb_sb_put(one);
-		return ERR_PTR(-ENOMEM);
-	}
-	if (one) {
-		req->gps[i++].vsb = one;
+	bool over = atomic_inc_return(&c->nr_pending) > VFSB_MAX_PENDING;
+
+	/* both counted either way: the error path undoes both */
+	if (atomic_inc_return(&vfsb_pending_all) > VFSB_MAX_PENDING_ALL || over) {
+		req = ERR_PTR(-EAGAIN);
 	} else {
-		list_for_each_entry(e, &c->watches, node) {
-			vfsb_sb_get(e->vsb);
-			req->gps[i++].vsb = e->vsb;
-		}
+		req = kzalloc(struct_size(req, gps, n), GFP_KERNEL_ACCOUNT);
+		if (!req)
+			req = ERR_PTR(-ENOMEM);
 	}
-	mutex_unlock(&c->lock);
-
+	if (IS_ERR(req)) {
+		atomic_dec(&c->nr_pending);
+		atomic_dec(&vfsb_pending_all);
+		for (i = 0; i < n; i++)
+			vfsb_tracking_put(vsbs[i]);
+		kfree(vsbs);
+		return req;
+	}
+	for (i = 0; i < n; i++)
+		req->gps[i].vsb = vsbs[i];
+	kfree(vsbs);
 	init_waitqueue_head(&req->wq);
 	INIT_LIST_HEAD(&req->node);
 	req->nr = n;
 	refcount_set(&req->ref, 1);
+	/* held from here to the end: no grace period has begun yet */
+	atomic_set(&req->pending, 1);
+	vfsb_client_get(c);
+	req->client = c;
 	return req;
 }
 
-/* Starts every grace period of a request; completion may come at once. */
+/*
+ * Starts every grace period of a request. Until the start's own count
+ * is dropped at the end, the request cannot complete, so whoever can
+ * see it (a concurrent BARRIER_POLL) never finds it done early.
+ */
 static void vfsb_breq_run(struct vfsb_breq *req, u32 flags)
 {
-	unsigned int i, n = req->nr;
+	unsigned int i;
 
-	refcount_add(n, &req->ref);	/* one per grace period */
-	atomic_set(&req->pending, n);
 	req->start_ns = ktime_get_ns();
-	if (!n)
-		vfsb_breq_complete(req);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < req->nr; i++) {
 		struct vfsb_gp *gp = &req->gps[i];
+		struct vfsb_sb *vsb = gp->vsb;
 
 		gp->req = req;
+		/* an unmounted filesystem has no section in flight */
+		if (READ_ONCE(vsb->dead)) {
+			vfsb_tracking_put(vsb);
+			continue;
+		}
+		refcount_inc(&req->ref);
+		atomic_inc(&req->pending);
 		if (flags & VFSB_BARRIER_EXPEDITED) {
-			/* keeps its tracking reference until it is done */
-			INIT_WORK(&gp->work, vfsb_gp_expedited_work);
-			queue_work(vfsb_wq, &gp->work);
+			/* keeps its tracking reference until its round is done */
+			vfsb_gp_start_expedited(gp);
 		} else {
-			call_srcu(&gp->vsb->srcu, &gp->rcu, vfsb_gp_srcu_cb);
+			call_srcu(&vsb->srcu, &gp->rcu, vfsb_gp_srcu_cb);
 			/*
 			 * The callback may not sleep, so it cannot drop the
-			 * reference; srcu_barrier() in the teardown keeps
-			 * the tracking alive for it instead.
+			 * reference; the teardown's srcu_barrier() keeps the
+			 * tracking alive for it instead. gp may be done and
+			 * gone by now: vsb was read before.
 			 */
-			vfsb_sb_put(gp->vsb);
+			vfsb_tracking_put(vsb);
 		}
 	}
+	vfsb_breq_pending_dec(req);
 }
 
-long vfsb_ioc_barrier(struct vfsb_client *c, void __user *arg)
+int vfsb_barrier_wait(struct vfsb_client *c, struct vfsb_sb **vsbs,
+		      unsigned int n, u32 flags, u32 timeout_ms)
 {
-	struct vfsb_barrier b;
-	struct vfsb_breq *req;
-	u64 t0 = ktime_get_ns();
-	long ret, left;
+	struct vfsb_breq *req = vfsb_breq_alloc(c, vsbs, n);
+	long left;
+	int ret;
 
-	if (copy_from_user(&b, arg, sizeof(b)))
-		return -EFAULT;
-	if ((b.flags & ~VFSB_BARRIER_FLAGS) || b.reserved)
-		return -EINVAL;
-	vfsb_client_new_epoch(c);
-	req = vfsb_breq_alloc(c, b.fd, b.flags);
 	if (IS_ERR(req))
 		return PTR_ERR(req);
-	vfsb_breq_run(req, b.flags);
+	vfsb_breq_run(req, flags);
 	/*
 	 * Interrupted: -ERESTARTSYS, so that a wake-up that delivers no
 	 * signal (io_uring's task work sets TIF_NOTIFY_SIGNAL; SIGSTOP and
@@ -201,8 +255,8 @@ long vfsb_ioc_barrier(struct vfsb_client *c, void __user *arg)
 	 * whatever of the first call's writes is still in flight; its
 	 * timeout starts again.
 	 */
-	if (b.timeout_ms) {
-		unsigned long tmo = msecs_to_jiffies(b.timeout_ms);
+	if (timeout_ms) {
+		unsigned long tmo = msecs_to_jiffies(timeout_ms);
 
 		left = wait_event_interruptible_timeout(req->wq,
 							vfsb_breq_done(req),
@@ -215,45 +269,40 @@ long vfsb_ioc_barrier(struct vfsb_client *c, void __user *arg)
 	if (ret && vfsb_breq_done(req))
 		ret = 0;
 	vfsb_breq_put(req);
-	if (ret)
-		return ret;
-	b.waited_ns = ktime_get_ns() - t0;
-	return copy_to_user(arg, &b, sizeof(b)) ? -EFAULT : 0;
+	return ret;
 }
 
-long vfsb_ioc_barrier_start(struct vfsb_client *c, void __user *arg)
+int vfsb_barrier_start(struct vfsb_client *c, struct vfsb_sb **vsbs,
+		       unsigned int n, u32 flags, u64 *cookie)
 {
-	struct vfsb_barrier_start bs;
 	struct vfsb_breq *req;
-
-	if (copy_from_user(&bs, arg, sizeof(bs)))
-		return -EFAULT;
-	if (bs.flags & ~VFSB_BARRIER_ALL)
-		return -EINVAL;
-	vfsb_client_new_epoch(c);
-	req = vfsb_breq_alloc(c, bs.fd, bs.flags);
-	if (IS_ERR(req))
-		return PTR_ERR(req);
 
 	spin_lock_irq(&c->async_lock);
 	if (c->nr_async >= VFSB_MAX_ASYNC) {
 		spin_unlock_irq(&c->async_lock);
-		/* nothing started: the tracking references go back */
-		while (req->nr--)
-			vfsb_sb_put(req->gps[req->nr].vsb);
-		kfree(req);
+		while (n--)
+			vfsb_tracking_put(vsbs[n]);
+		kfree(vsbs);
 		return -EAGAIN;
 	}
 	c->nr_async++;
-	bs.cookie = ++c->next_cookie;
-	req->cookie = bs.cookie;
+	spin_unlock_irq(&c->async_lock);
+	req = vfsb_breq_alloc(c, vsbs, n);
+	if (IS_ERR(req)) {
+		spin_lock_irq(&c->async_lock);
+		c->nr_async--;
+		spin_unlock_irq(&c->async_lock);
+		return PTR_ERR(req);
+	}
+	req->async = true;
+	spin_lock_irq(&c->async_lock);
+	*cookie = ++c->next_cookie;
+	req->cookie = *cookie;
+	/* the list owns the caller's reference */
 	list_add_tail(&req->node, &c->async);
 	spin_unlock_irq(&c->async_lock);
-	/* the list owns the caller's reference; req owns one of c */
-	refcount_inc(&c->ref);
-	req->client = c;
-	vfsb_breq_run(req, bs.flags);
-	return copy_to_user(arg, &bs, sizeof(bs)) ? -EFAULT : 0;
+	vfsb_breq_run(req, flags);
+	return 0;
 }
 
 /*
@@ -270,20 +319,16 @@ static struct vfsb_breq *vfsb_async_find(struct vfsb_client *c, u64 cookie)
 	return NULL;
 }
 
-long vfsb_ioc_barrier_poll(struct vfsb_client *c, void __user *arg)
+int vfsb_barrier_poll(struct vfsb_client *c, u64 cookie, u32 *state,
+		      u64 *done_cookie)
 {
-	struct vfsb_barrier_poll bp;
 	struct vfsb_breq *req;
 
-	if (copy_from_user(&bp, arg, sizeof(bp)))
-		return -EFAULT;
-	if (bp.reserved)
-		return -EINVAL;
-	bp.state = VFSB_BARRIER_PENDING;
-	bp.done_cookie = 0;
+	*state = VFSB_BARRIER_PENDING;
+	*done_cookie = 0;
 	spin_lock_irq(&c->async_lock);
-	req = vfsb_async_find(c, bp.cookie);
-	if (!req && bp.cookie) {
+	req = vfsb_async_find(c, cookie);
+	if (!req && cookie) {
 		spin_unlock_irq(&c->async_lock);
 		return -ENOENT;	/* unknown, or already reported done */
 	}
@@ -292,19 +337,19 @@ long vfsb_ioc_barrier_poll(struct vfsb_client *c, void __user *arg)
 		list_del_init(&req->node);
 		c->nr_async--;
 		atomic_dec(&c->nr_async_done);
-		bp.state = VFSB_BARRIER_DONE;
-		bp.done_cookie = req->cookie;
+		*state = VFSB_BARRIER_DONE;
+		*done_cookie = req->cookie;
 	} else {
 		req = NULL;
 	}
 	spin_unlock_irq(&c->async_lock);
 	if (req)
 		vfsb_breq_put(req);
-	return copy_to_user(arg, &bp, sizeof(bp)) ? -EFAULT : 0;
+	return 0;
 }
 
 /* Release: forget every async request; pending ones finish on their own. */
-void vfsb_client_drop_async(struct vfsb_client *c)
+void vfsb_barrier_drop_client(struct vfsb_client *c)
 {
 	struct vfsb_breq *req, *tmp;
 	LIST_HEAD(list);

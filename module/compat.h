@@ -1,50 +1,69 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Kernel-version differences, all in one place. Prefer testing for the
- * feature itself (a macro, a Kbuild probe) over version numbers: distro
- * backports make version numbers lie.
+ * Kernel-version differences, all in one place; Kbuild includes this
+ * file ahead of every source file, so the rest reads like mainline code.
+ *
+ * Features are probed, not inferred from version numbers (distribution
+ * backports make those lie): configure/<FEATURE>/test.c compiled against
+ * the target's headers gives VFSB_HAVE_<FEATURE> in vfsb_config.h. What
+ * cannot be probed (a private structure's layout, which filesystems'
+ * ->encode_fh() never sleeps) is stated here, with the versions it was
+ * checked against: 6.1, 6.12 and 7.3.
  */
 #ifndef VFSB_COMPAT_H
 #define VFSB_COMPAT_H
 
+/* Every message of the module names it. */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "vfsb_config.h"
+
+#include <linux/exportfs.h>
 #include <linux/ftrace.h>
 #include <linux/ptrace.h>
 #include <linux/srcu.h>
+
+#ifdef CONFIG_PREEMPT_RT
+/*
+ * The hooks run with preemption disabled and take spinlocks (rings,
+ * section tables), which sleep on PREEMPT_RT.
+ */
+#error "vfsbarrier does not support PREEMPT_RT kernels"
+#endif
+
+#if !defined(CONFIG_X86_64) || !defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
+#error "vfsbarrier needs x86_64 with DYNAMIC_FTRACE_WITH_ARGS"
+#endif
 
 /*
  * ftrace callback arguments. struct ftrace_regs became opaque (with
  * ftrace_regs_get_argument()) after 6.1; on 6.1 x86 it wraps a pt_regs
  * whose argument registers ftrace saved (DYNAMIC_FTRACE_WITH_ARGS).
  */
-#ifdef ftrace_regs_get_argument
+#ifdef VFSB_HAVE_FTRACE_REGS_GET_ARGUMENT
 #define vfsb_fregs_arg(fregs, n) ftrace_regs_get_argument(fregs, n)
 #else
 #define vfsb_fregs_arg(fregs, n) regs_get_kernel_argument(&(fregs)->regs, n)
 #endif
 
 /*
- * Redirected calls (hooks.c): an ftrace callback makes the traced call
- * continue in another function by setting the saved instruction pointer.
- * With DYNAMIC_FTRACE_WITH_ARGS, ftrace_caller honours that without the
- * full pt_regs (no FTRACE_OPS_FL_SAVE_REGS: a cheaper trampoline), as
- * livepatch relies on. The setter was renamed in 6.3. Elsewhere the
- * kretprobes stay.
+ * Redirected calls: an ftrace callback makes the traced call go on in
+ * another function by setting the saved instruction pointer. With
+ * DYNAMIC_FTRACE_WITH_ARGS, ftrace_caller honours that without the full
+ * pt_regs (no FTRACE_OPS_FL_SAVE_REGS: a cheaper trampoline), as
+ * livepatch relies on. The setter was renamed in 6.3.
  */
-#if defined(CONFIG_X86_64) && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
-#if defined(ftrace_regs_set_instruction_pointer)
-#define VFSB_HAVE_REDIRECT 1
+#ifdef VFSB_HAVE_FTRACE_REGS_SET_IP
 #define vfsb_fregs_set_ip(fregs, ip) ftrace_regs_set_instruction_pointer(fregs, ip)
-#elif defined(ftrace_instruction_pointer_set)
-#define VFSB_HAVE_REDIRECT 1
+#else
 #define vfsb_fregs_set_ip(fregs, ip) ftrace_instruction_pointer_set(fregs, ip)
-#endif
 #endif
 
 /*
  * SRCU readers that end in another task or in interrupt context (async
- * I/O completion): srcu_down_read()/srcu_up_read() where the kernel has
- * them (6.2+; Kbuild probes the headers); before, the raw pair they
- * wrap, which skips lockdep's same-task tracking.
+ * I/O completion, task work): srcu_down_read()/srcu_up_read() where the
+ * kernel has them; before, the raw pair they wrap, which skips lockdep's
+ * same-task tracking.
  */
 #ifdef VFSB_HAVE_SRCU_DOWN_READ
 #define vfsb_srcu_down_read(ssp) srcu_down_read(ssp)
@@ -54,8 +73,7 @@
 #define vfsb_srcu_up_read(ssp, idx) __srcu_read_unlock(ssp, idx)
 #endif
 
-/* exportfs_encode_inode_fh() gained a flags argument in 6.5 (probed). */
-#include <linux/exportfs.h>
+/* exportfs_encode_inode_fh() gained a flags argument in 6.5. */
 #ifdef VFSB_HAVE_EXPORTFS_FLAGS
 #define vfsb_encode_inode_fh(inode, fid, max_len) \
 	exportfs_encode_inode_fh(inode, fid, max_len, NULL, 0)
@@ -63,5 +81,84 @@
 #define vfsb_encode_inode_fh(inode, fid, max_len) \
 	exportfs_encode_inode_fh(inode, fid, max_len, NULL)
 #endif
+
+/* Inode operations' first argument: an idmap from 6.3, a userns before. */
+#ifdef VFSB_HAVE_MNT_IDMAP
+#define VFSB_IDMAP struct mnt_idmap
+#else
+#define VFSB_IDMAP struct user_namespace
+#endif
+
+/* What chattr and FS_IOC_FSSETXATTR pass: renamed in 6.17. */
+#ifdef VFSB_HAVE_FILE_KATTR
+#define VFSB_FILEATTR struct file_kattr
+#else
+#define VFSB_FILEATTR struct fileattr
+#endif
+
+/*
+ * POSIX ACLs: 6.2+ set them through vfs_set_acl()/vfs_remove_acl(),
+ * which call security_inode_set_acl()/security_inode_remove_acl(). 6.1
+ * sets them as xattrs (security_inode_setxattr() covers those), except
+ * nfsd and ksmbd, which call set_posix_acl() with no security hook.
+ */
+#ifdef VFSB_HAVE_SECURITY_INODE_SET_ACL
+#define VFSB_ACL_SET_SYMBOL	"security_inode_set_acl"
+#define VFSB_ACL_REMOVE_SYMBOL	"security_inode_remove_acl"
+#else
+#define VFSB_ACL_SET_SYMBOL	"set_posix_acl"
+#define VFSB_ACL_REMOVE_SYMBOL	NULL
+#endif
+
+/* Its target: a dentry from 6.2, an inode (set_posix_acl()) before. */
+static inline bool vfsb_acl_target(void *arg, struct dentry **dentry,
+				   struct inode **inode)
+{
+#ifdef VFSB_HAVE_SECURITY_INODE_SET_ACL
+	*dentry = arg;
+	return true;
+#else
+	*inode = arg;
+	return false;
+#endif
+}
+
+/* do_splice_direct() returned long before 6.7, ssize_t since. */
+#include <linux/fs.h>
+#include <linux/splice.h>
+#define vfsb_splice_direct_ret \
+	typeof(do_splice_direct(NULL, NULL, NULL, NULL, 0, 0))
+
+/*
+ * io_uring's read/write request: struct io_rw (io_uring/rw.c, private)
+ * sits in io_kiocb's cmd, which is its first member, and begins with its
+ * struct kiocb; so the kiocb a write completes with (ki_complete's
+ * argument) is the request's address. Checked in 6.1, 6.12 and 7.3.
+ */
+#include <linux/io_uring_types.h>
+static inline const void *vfsb_io_uring_kiocb(struct io_kiocb *req)
+{
+	BUILD_BUG_ON(offsetof(struct io_kiocb, cmd) != 0);
+	return req;
+}
+
+/*
+ * Filesystems whose ->encode_fh() takes no sleeping lock and allocates
+ * nothing, so a record can carry handles encoded in the hook (atomic
+ * context). Elsewhere (FUSE, NFS, overlayfs...) records carry inode
+ * numbers and VFSB_RECF_NO_HANDLE. Checked in 6.1, 6.12 and 7.3.
+ */
+static inline bool vfsb_fh_encodes_atomically(struct super_block *sb)
+{
+	static const char * const ok[] = {
+		"ext4", "ext3", "ext2", "xfs", "btrfs", "tmpfs", "f2fs",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ok); i++)
+		if (!strcmp(sb->s_type->name, ok[i]))
+			return true;
+	return false;
+}
 
 #endif /* VFSB_COMPAT_H */

@@ -1,69 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The misc device /dev/vfsbarrier: open/release and ioctl dispatch.
+ * The misc device /dev/vfsbarrier: open, release, read, poll; ioctls go
+ * to ioctl.c.
  *
- * The node is created 0600; every ioctl checks CAP_SYS_ADMIN as well,
- * because an fd may be handed to an unprivileged process.
+ * The node is created 0600; open, read and every ioctl check
+ * CAP_SYS_ADMIN as well, because an fd may be handed to an unprivileged
+ * process.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
 #include <linux/miscdevice.h>
+#include <linux/module.h>
 #include <linux/poll.h>
-#include <linux/slab.h>
-#include <linux/uaccess.h>
-#include <uapi/linux/vfsbarrier.h>
 
-#include "records.h"
-#include "vfsb.h"
-
-static long vfsb_ioc_version(void __user *arg)
-{
-	struct vfsb_version v = {
-		.abi_version = VFSB_ABI_VERSION,
-		.features = VFSB_FEAT_BARRIER | VFSB_FEAT_ASYNC_BARRIER |
-			    VFSB_FEAT_RECORDS,
-	};
-
-	strscpy(v.module_version, VFSB_MODULE_VERSION,
-		sizeof(v.module_version));
-	if (copy_to_user(arg, &v, sizeof(v)))
-		return -EFAULT;
-	return 0;
-}
-
-static long vfsb_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
-{
-	struct vfsb_client *c = file->private_data;
-	void __user *uarg = (void __user *)arg;
-
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-
-	/* each handler takes c->lock as it needs: barriers wait unlocked */
-	switch (cmd) {
-	case VFSB_IOC_GET_VERSION:
-		return vfsb_ioc_version(uarg);
-	case VFSB_IOC_WATCH:
-		return vfsb_ioc_watch(c, uarg);
-	case VFSB_IOC_UNWATCH:
-		return vfsb_ioc_unwatch(c, uarg);
-	case VFSB_IOC_LIST:
-		return vfsb_ioc_list(c, uarg);
-	case VFSB_IOC_BARRIER:
-		return vfsb_ioc_barrier(c, uarg);
-	case VFSB_IOC_BARRIER_START:
-		return vfsb_ioc_barrier_start(c, uarg);
-	case VFSB_IOC_BARRIER_POLL:
-		return vfsb_ioc_barrier_poll(c, uarg);
-	case VFSB_IOC_STATS:
-		return vfsb_ioc_stats(c, uarg);
-	case VFSB_IOC_SUBSCRIBE:
-		return vfsb_ioc_subscribe(c, uarg);
-	default:
-		return -ENOTTY;
-	}
-}
+#include "barrier.h"
+#include "client.h"
+#include "device.h"
+#include "ioctl.h"
+#include "ring.h"
+#include "watch.h"
 
 /*
  * EPOLLIN: records to read. EPOLLPRI: a barrier started with
@@ -72,7 +27,8 @@ static long vfsb_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 static __poll_t vfsb_poll(struct file *file, poll_table *wait)
 {
 	struct vfsb_client *c = file->private_data;
-	struct vfsb_ring *ring = READ_ONCE(c->ring);
+	/* pairs with the release in vfsb_subscribe(): a ring set up whole */
+	struct vfsb_ring *ring = smp_load_acquire(&c->ring);
 	__poll_t mask = 0;
 
 	poll_wait(file, &c->wq, wait);
@@ -87,13 +43,20 @@ static ssize_t vfsb_read(struct file *file, char __user *buf, size_t count,
 			 loff_t *ppos)
 {
 	struct vfsb_client *c = file->private_data;
-	struct vfsb_ring *ring = READ_ONCE(c->ring);
+	/* pairs with the release in vfsb_subscribe(): a ring set up whole */
+	struct vfsb_ring *ring = smp_load_acquire(&c->ring);
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	if (!ring)
 		return -EINVAL;	/* not subscribed */
 	return vfsb_ring_read(ring, buf, count, file->f_flags & O_NONBLOCK);
+}
+
+static long vfsb_unlocked_ioctl(struct file *file, unsigned int cmd,
+				unsigned long arg)
+{
+	return vfsb_ioctl(file->private_data, cmd, (void __user *)arg);
 }
 
 static int vfsb_open(struct inode *inode, struct file *file)
@@ -115,23 +78,14 @@ static int vfsb_open(struct inode *inode, struct file *file)
 	return nonseekable_open(inode, file);
 }
 
-/* May run from an SRCU callback: nothing here sleeps. */
-void vfsb_client_put(struct vfsb_client *c)
-{
-	if (!refcount_dec_and_test(&c->ref))
-		return;
-	mutex_destroy(&c->lock);
-	kfree(c);
-}
-
 static int vfsb_release(struct inode *inode, struct file *file)
 {
 	struct vfsb_client *c = file->private_data;
 
-	vfsb_client_unwatch_all(c);
-	vfsb_client_drop_async(c);
+	vfsb_watch_remove_all(c);
+	vfsb_barrier_drop_client(c);
 	if (c->ring) {
-		/* emitters found the ring through links unwatch removed */
+		/* emitters found the ring through links unwatching removed */
 		synchronize_rcu();
 		vfsb_ring_free(c->ring);
 		c->ring = NULL;
@@ -144,7 +98,7 @@ static const struct file_operations vfsb_fops = {
 	.owner = THIS_MODULE,
 	.open = vfsb_open,
 	.release = vfsb_release,
-	.unlocked_ioctl = vfsb_ioctl,
+	.unlocked_ioctl = vfsb_unlocked_ioctl,
 	.poll = vfsb_poll,
 	.read = vfsb_read,
 	.compat_ioctl = compat_ptr_ioctl,
@@ -157,7 +111,7 @@ static struct miscdevice vfsb_misc = {
 	.mode = 0600,
 };
 
-int vfsb_dev_init(void)
+int vfsb_device_init(void)
 {
 	int ret = misc_register(&vfsb_misc);
 
@@ -166,7 +120,7 @@ int vfsb_dev_init(void)
 	return ret;
 }
 
-void vfsb_dev_exit(void)
+void vfsb_device_exit(void)
 {
 	misc_deregister(&vfsb_misc);
 }

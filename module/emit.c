@@ -1,31 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Pre-modify records: the emission hooks and the record they build.
+ * Records: built from what a hook saw, handed to every subscriber of
+ * the superblock.
  *
- * The hooks sit where every caller passes, syscall or not (nfsd,
- * overlayfs copy-up and ksmbd call the vfs_* helpers directly): the
- * security_inode_*() checks of namespace and attribute changes, and
- * rw_verify_area() of data writes. Each runs inside the operation's
- * write section (opened by hooks.c at mnt_want_write*() or the data
- * write's entry) and before the filesystem changes anything.
+ * A CHANGE record promises that its change runs inside a write section
+ * of its filesystem, so that a barrier after reading it waits for the
+ * change. Announcing checks that: a task that holds no section of that
+ * superblock (the operation began before the watch; its section could
+ * not be kept) announces the change flagged VFSB_RECF_UNFENCED, and the
+ * filesystem gets a RESCAN record.
  *
  * Atomic context: the record is built in a per-CPU buffer. Handles are
  * encoded inline only for filesystems whose ->encode_fh() is known not
- * to sleep; elsewhere the record says VFSB_RECF_NO_HANDLE and carries
- * inode number and generation only.
+ * to sleep (decided once per tracking); elsewhere the record says
+ * VFSB_RECF_NO_HANDLE and carries inode numbers and generations.
  */
 #include <linux/cred.h>
+#include <linux/dcache.h>
 #include <linux/exportfs.h>
-#include <linux/fs.h>
-#include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/rculist.h>
 #include <linux/sched.h>
-#include <linux/trace_recursion.h>
 
-#include "compat.h"
-#include "records.h"
-#include "vfsb.h"
+#include "emit.h"
+#include "ring.h"
+#include "sections.h"
+#include "tracking.h"
 
 struct vfsb_rec_buf {
 	u64 words[VFSB_RECORD_MAX / 8];
@@ -34,18 +34,9 @@ struct vfsb_rec_buf {
 static DEFINE_PER_CPU(struct vfsb_rec_buf, vfsb_rec_buf);
 static atomic64_t vfsb_rename_cookie = ATOMIC64_INIT(0);
 
-/* ->encode_fh() of these takes no sleeping lock and allocates nothing. */
-static bool vfsb_fh_inline_ok(struct super_block *sb)
+u64 vfsb_next_cookie(void)
 {
-	static const char * const ok[] = {
-		"ext4", "ext3", "ext2", "xfs", "btrfs", "tmpfs", "f2fs",
-	};
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(ok); i++)
-		if (!strcmp(sb->s_type->name, ok[i]))
-			return true;
-	return false;
+	return atomic64_inc_return(&vfsb_rename_cookie);
 }
 
 static char *vfsb_put_item(char *p, u16 type, const void *data, u16 len)
@@ -79,37 +70,67 @@ static char *vfsb_put_fh(char *p, u16 type, struct inode *inode)
 	return vfsb_put_item(p, type, &fh, 8 + fh.handle_bytes);
 }
 
-void vfsb_emit(struct super_block *sb, const struct vfsb_event *ev)
+/*
+ * The parent and the name of dentry, consistent with each other: a
+ * rename may move it meanwhile (the hooks of setattr and xattr changes
+ * run without the parent's lock), and d_lock keeps both still while the
+ * name is copied. RCU keeps the parent's inode.
+ */
+static struct inode *vfsb_dentry_snapshot(struct dentry *dentry, char *name,
+					  u32 *len)
 {
-	struct vfsb_record *rec;
-	struct vfsb_sub_link *l;
-	struct inode *dir = ev->dir;
-	struct vfsb_sb *vsb;
-	char *p, *q;
-	bool fh_ok;
+	struct inode *dir;
 
-	if (!atomic_read(&vfsb_nr_rings) || !sb)
-		return;
-	rcu_read_lock();
-	vsb = vfsb_sb_lookup_rcu(sb);
-	if (!vsb || list_empty(&vsb->subs))
-		goto out;
+	spin_lock(&dentry->d_lock);
+	dir = d_inode_rcu(dentry->d_parent);
+	*len = min_t(u32, dentry->d_name.len, NAME_MAX);
+	memcpy(name, dentry->d_name.name, *len);
+	spin_unlock(&dentry->d_lock);
+	return dir;
+}
 
-	rec = (void *)get_cpu_ptr(&vfsb_rec_buf);
+static void vfsb_fill_header(struct vfsb_record *rec, struct super_block *sb,
+			     u16 type)
+{
 	memset(rec, 0, sizeof(*rec));
-	rec->type = VFSB_REC_CHANGE;
+	rec->type = type;
 	rec->header_size = sizeof(*rec);
 	rec->time_ns = ktime_get_ns();
 	rec->dev = new_encode_dev(sb->s_dev);
-	rec->reasons = ev->reasons;
-	rec->flags = ev->flags;
 	memcpy(rec->fs_uuid, &sb->s_uuid, sizeof(rec->fs_uuid));
-	rec->cookie = ev->cookie;
-	rec->offset = ev->offset;
-	rec->length = ev->length;
 	rec->pid = task_tgid_nr(current);
 	rec->tid = task_pid_nr(current);
 	rec->uid = from_kuid_munged(&init_user_ns, current_fsuid());
+}
+
+/* Builds the CHANGE record of ev into rec; returns its coalescing key. */
+static void vfsb_build(struct vfsb_sb *vsb, struct super_block *sb,
+		       const struct vfsb_event *ev, struct vfsb_record *rec,
+		       struct vfsb_ckey *key)
+{
+	struct inode *dir = ev->dir;
+	char name[NAME_MAX];
+	u32 name_len = 0;
+	bool fh_ok;
+	char *p, *q;
+
+	vfsb_fill_header(rec, sb, VFSB_REC_CHANGE);
+	rec->reasons = ev->reasons;
+	rec->flags = ev->flags;
+	rec->mode = ev->mode;
+	rec->cookie = ev->cookie;
+	rec->offset = ev->offset;
+	rec->length = ev->length;
+	if (ev->name_of_dentry) {
+		struct inode *parent = vfsb_dentry_snapshot(ev->dentry, name,
+							    &name_len);
+
+		if (!dir)
+			dir = parent;
+	} else if (ev->name) {
+		name_len = min_t(u32, ev->name->len, NAME_MAX);
+		memcpy(name, ev->name->name, name_len);
+	}
 	if (!dir && ev->dentry) {
 		/* a data write: the parent as it is now (RCU keeps it) */
 		struct dentry *parent = READ_ONCE(ev->dentry->d_parent);
@@ -122,10 +143,12 @@ void vfsb_emit(struct super_block *sb, const struct vfsb_event *ev)
 		if (S_ISDIR(ev->inode->i_mode))
 			rec->flags |= VFSB_RECF_DIR;
 	}
-	if (dir)
+	if (dir) {
 		rec->parent_ino = dir->i_ino;
+		rec->parent_generation = dir->i_generation;
+	}
 
-	fh_ok = vfsb_fh_inline_ok(sb);
+	fh_ok = vsb->fh_inline;
 	p = (char *)(rec + 1);
 	if (dir && fh_ok) {
 		q = vfsb_put_fh(p, VFSB_ITEM_PARENT_FH, dir);
@@ -145,255 +168,106 @@ void vfsb_emit(struct super_block *sb, const struct vfsb_event *ev)
 	}
 	if (!fh_ok)
 		rec->flags |= VFSB_RECF_NO_HANDLE;
-	if (ev->name) {
-		p = vfsb_put_item(p, VFSB_ITEM_NAME, ev->name->name,
-				  min_t(u32, ev->name->len, NAME_MAX));
+	if (name_len || ev->name) {
+		p = vfsb_put_item(p, VFSB_ITEM_NAME, name, name_len);
 		rec->nr_items++;
 	}
 	rec->size = p - (char *)rec;
 
-	list_for_each_entry_rcu(l, &vsb->subs, node) {
-		/* coalescing key: the directory and what happened in it */
-		u64 ckey = ((u64)rec->parent_ino << 10) ^ rec->reasons;
+	memset(key, 0, sizeof(*key));
+	key->dev = rec->dev;
+	key->parent_ino = rec->parent_ino;
+	key->parent_gen = rec->parent_generation;
+	key->reasons = rec->reasons;
+}
 
-		switch (vfsb_ring_push(l->ring, rec, ckey)) {
+/* Hands rec to every ring on vsb, counting what became of it. */
+static void vfsb_push_all(struct vfsb_sb *vsb, struct vfsb_record *rec,
+			  const struct vfsb_ckey *key)
+{
+	struct vfsb_sub_link *l;
+
+	list_for_each_entry_rcu(l, &vsb->subs, node) {
+		switch (vfsb_ring_push(l->ring, rec, key)) {
 		case VFSB_PUSH_STORED:
 			atomic64_inc(&vsb->records);
 			break;
 		case VFSB_PUSH_LOST:
 			atomic64_inc(&vsb->records_lost);
 			break;
+		case VFSB_PUSH_MERGED:
+			atomic64_inc(&vsb->records_merged);
+			break;
+		case VFSB_PUSH_FILTERED:
+			break;
 		}
 	}
+}
+
+/*
+ * Announces a change on sb to its subscribers, before the change is
+ * made. Callers: the hooks, in the operation's task, with whatever the
+ * operation holds (never a lock of ours).
+ */
+void vfsb_announce(struct super_block *sb, const struct vfsb_event *ev)
+{
+	struct vfsb_record *rec;
+	struct vfsb_ckey key;
+	struct vfsb_sb *vsb;
+	bool fenced;
+
+	if (!atomic_read(&vfsb_nr_rings) || !sb)
+		return;
+	rcu_read_lock();
+	vsb = vfsb_tracking_lookup_rcu(sb);
+	if (!vsb || list_empty(&vsb->subs))
+		goto out;
+	fenced = vfsb_task_covers(vsb);
+
+	rec = (void *)get_cpu_ptr(&vfsb_rec_buf);
+	vfsb_build(vsb, sb, ev, rec, &key);
+	if (!fenced)
+		rec->flags |= VFSB_RECF_UNFENCED;
+	vfsb_push_all(vsb, rec, &key);
 	put_cpu_ptr(&vfsb_rec_buf);
+	if (!fenced) {
+		atomic64_inc(&vsb->unfenced);
+		vfsb_emit_rescan(vsb, VFSB_RESCAN_UNFENCED);
+	}
 out:
 	rcu_read_unlock();
 }
 
-/* ---- the emission hooks (ftrace, entry only) ---- */
-
-#define ARG(n) ((void *)vfsb_fregs_arg(fregs, n))
-
-#define VFSB_EMIT_HOOK(fn)						\
-static void notrace fn##_cb(unsigned long ip, unsigned long pip,	\
-			    struct ftrace_ops *op,			\
-			    struct ftrace_regs *fregs)			\
-{									\
-	int bit;							\
-									\
-	if (!atomic_read(&vfsb_nr_rings))			\
-		return;							\
-	bit = ftrace_test_recursion_trylock(ip, pip);			\
-	if (bit < 0)							\
-		return;							\
-	fn(fregs);							\
-	ftrace_test_recursion_unlock(bit);				\
-}
-
-/* create, mkdir, mknod, symlink: (dir, dentry, ...) */
-static void vfsb_on_create(struct ftrace_regs *fregs)
+/*
+ * Changes on vsb may have happened that no record announced inside a
+ * section: a RESCAN record to every subscriber (coalesced in each ring
+ * until it is read). Any context.
+ */
+void vfsb_emit_rescan(struct vfsb_sb *vsb, u32 why)
 {
-	struct inode *dir = ARG(0);
-	struct dentry *dentry = ARG(1);
-	struct vfsb_event ev = {
-		.reasons = VFSB_R_CREATE, .dir = dir, .name = &dentry->d_name,
-	};
+	struct vfsb_sub_link *l;
+	u32 dev = new_encode_dev(vsb->dev);
 
-	vfsb_emit(dir->i_sb, &ev);
+	atomic64_inc(&vsb->rescans);
+	rcu_read_lock();
+	list_for_each_entry_rcu(l, &vsb->subs, node)
+		vfsb_ring_note_rescan(l->ring, dev, why);
+	rcu_read_unlock();
 }
 
-VFSB_EMIT_HOOK(vfsb_on_create)
-
-static void vfsb_on_mkdir(struct ftrace_regs *fregs)
+/* vsb's filesystem is gone: the last record of it in every stream. */
+void vfsb_emit_unmount(struct vfsb_sb *vsb)
 {
-	struct inode *dir = ARG(0);
-	struct dentry *dentry = ARG(1);
-	struct vfsb_event ev = {
-		.reasons = VFSB_R_CREATE, .flags = VFSB_RECF_DIR, .dir = dir,
-		.name = &dentry->d_name,
-	};
+	struct vfsb_record rec;
 
-	vfsb_emit(dir->i_sb, &ev);
+	memset(&rec, 0, sizeof(rec));
+	rec.type = VFSB_REC_UNMOUNT;
+	rec.header_size = sizeof(rec);
+	rec.size = sizeof(rec);
+	rec.time_ns = ktime_get_ns();
+	rec.dev = new_encode_dev(vsb->dev);
+	memcpy(rec.fs_uuid, vsb->uuid, sizeof(rec.fs_uuid));
+	rcu_read_lock();
+	vfsb_push_all(vsb, &rec, NULL);
+	rcu_read_unlock();
 }
-
-VFSB_EMIT_HOOK(vfsb_on_mkdir)
-
-/* link: (old_dentry, dir, new_dentry) */
-static void vfsb_on_link(struct ftrace_regs *fregs)
-{
-	struct dentry *old = ARG(0);
-	struct inode *dir = ARG(1);
-	struct dentry *new = ARG(2);
-	struct vfsb_event ev = {
-		.reasons = VFSB_R_HARDLINK, .dir = dir, .name = &new->d_name,
-		.inode = d_inode(old),
-	};
-
-	vfsb_emit(dir->i_sb, &ev);
-}
-
-VFSB_EMIT_HOOK(vfsb_on_link)
-
-/* unlink, rmdir: (dir, dentry) */
-static void vfsb_on_delete(struct ftrace_regs *fregs)
-{
-	struct inode *dir = ARG(0);
-	struct dentry *dentry = ARG(1);
-	struct vfsb_event ev = {
-		.reasons = VFSB_R_DELETE, .dir = dir, .name = &dentry->d_name,
-		.inode = d_inode(dentry),
-	};
-
-	vfsb_emit(dir->i_sb, &ev);
-}
-
-VFSB_EMIT_HOOK(vfsb_on_delete)
-
-/* rename: (old_dir, old_dentry, new_dir, new_dentry, flags) */
-static void vfsb_on_rename(struct ftrace_regs *fregs)
-{
-	struct dentry *old = ARG(1), *new = ARG(3);
-	unsigned int flags = (unsigned long)ARG(4);
-	u32 xflag = flags & RENAME_EXCHANGE ? VFSB_RECF_EXCHANGE : 0;
-	struct vfsb_event from = {
-		.reasons = VFSB_R_RENAME_FROM, .flags = xflag, .dir = ARG(0),
-		.name = &old->d_name, .inode = d_inode(old),
-		.cookie = atomic64_inc_return(&vfsb_rename_cookie),
-	};
-	struct vfsb_event to = from;
-
-	to.reasons = VFSB_R_RENAME_TO;
-	to.dir = ARG(2);
-	to.name = &new->d_name;
-	/*
-	 * With RENAME_EXCHANGE the target moves too: both directions, each
-	 * record about the object that was under its name.
-	 */
-	if (xflag) {
-		to.reasons |= VFSB_R_RENAME_FROM;
-		from.reasons |= VFSB_R_RENAME_TO;
-		to.inode = d_inode(new);
-	}
-	vfsb_emit(from.dir->i_sb, &from);
-	vfsb_emit(to.dir->i_sb, &to);
-	/* RENAME_WHITEOUT leaves a whiteout under the old name: a creation */
-	if (flags & RENAME_WHITEOUT) {
-		struct vfsb_event wh = {
-			.reasons = VFSB_R_CREATE, .dir = from.dir,
-			.name = &old->d_name,
-		};
-
-		vfsb_emit(wh.dir->i_sb, &wh);
-	}
-}
-
-VFSB_EMIT_HOOK(vfsb_on_rename)
-
-/* setattr: (idmap or user_namespace, dentry, iattr) */
-static void vfsb_on_setattr(struct ftrace_regs *fregs)
-{
-	struct dentry *dentry = ARG(1);
-	struct iattr *attr = ARG(2);
-	struct vfsb_event ev = {
-		.reasons = VFSB_R_ATTRIB, .dir = d_inode(dentry->d_parent),
-		.name = &dentry->d_name, .inode = d_inode(dentry),
-	};
-
-	if (attr->ia_valid & ATTR_SIZE) {
-		ev.reasons = VFSB_R_TRUNCATE;
-		ev.offset = attr->ia_size;
-	}
-	vfsb_emit(dentry->d_sb, &ev);
-}
-
-VFSB_EMIT_HOOK(vfsb_on_setattr)
-
-/* setxattr, removexattr: (idmap or user_namespace, dentry, name, ...) */
-static void vfsb_on_xattr(struct ftrace_regs *fregs)
-{
-	struct dentry *dentry = ARG(1);
-	struct vfsb_event ev = {
-		.reasons = VFSB_R_XATTR, .dir = d_inode(dentry->d_parent),
-		.name = &dentry->d_name, .inode = d_inode(dentry),
-	};
-
-	vfsb_emit(dentry->d_sb, &ev);
-}
-
-VFSB_EMIT_HOOK(vfsb_on_xattr)
-
-/* Data write to file over [pos, pos + len). */
-static void vfsb_emit_data(struct file *file, u32 reason, u64 pos, u64 len)
-{
-	struct vfsb_event ev = {
-		.reasons = reason, .inode = file_inode(file),
-		.dentry = file->f_path.dentry, .offset = pos, .length = len,
-	};
-
-	vfsb_emit(file_inode(file)->i_sb, &ev);
-}
-
-/* rw_verify_area(read_write, file, ppos, count) */
-static void vfsb_on_rw_verify(struct ftrace_regs *fregs)
-{
-	const loff_t *ppos = ARG(2);
-
-	if ((unsigned long)ARG(0) != WRITE)
-		return;
-	vfsb_emit_data(ARG(1), VFSB_R_DATA_WRITE, ppos ? *ppos : 0,
-		       (unsigned long)ARG(3));
-}
-
-VFSB_EMIT_HOOK(vfsb_on_rw_verify)
-
-/* vfs_fallocate(file, mode, offset, len) */
-static void vfsb_on_fallocate(struct ftrace_regs *fregs)
-{
-	vfsb_emit_data(ARG(0), VFSB_R_DATA_WRITE, (unsigned long)ARG(2),
-		       (unsigned long)ARG(3));
-}
-
-VFSB_EMIT_HOOK(vfsb_on_fallocate)
-
-/* vfs_clone_file_range and vfs_dedupe_file_range_one: (in, pos, out, pos, len) */
-static void vfsb_on_remap(struct ftrace_regs *fregs)
-{
-	vfsb_emit_data(ARG(2), VFSB_R_DATA_WRITE, (unsigned long)ARG(3),
-		       (unsigned long)ARG(4));
-}
-
-VFSB_EMIT_HOOK(vfsb_on_remap)
-
-/* do_page_mkwrite(vmf) */
-static void vfsb_on_mkwrite(struct ftrace_regs *fregs)
-{
-	struct vm_fault *vmf = ARG(0);
-	struct file *file = vmf->vma ? vmf->vma->vm_file : NULL;
-
-	if (file)
-		vfsb_emit_data(file, VFSB_R_MMAP_WRITE,
-			       (u64)vmf->pgoff << PAGE_SHIFT, PAGE_SIZE);
-}
-
-VFSB_EMIT_HOOK(vfsb_on_mkwrite)
-
-const struct vfsb_ft_def vfsb_emit_ft_defs[] = {
-	{ "security_inode_create", vfsb_on_create_cb },
-	{ "security_inode_mknod", vfsb_on_create_cb },
-	{ "security_inode_symlink", vfsb_on_create_cb },
-	{ "security_inode_mkdir", vfsb_on_mkdir_cb },
-	{ "security_inode_link", vfsb_on_link_cb },
-	{ "security_inode_unlink", vfsb_on_delete_cb },
-	{ "security_inode_rmdir", vfsb_on_delete_cb },
-	{ "security_inode_rename", vfsb_on_rename_cb },
-	{ "security_inode_setattr", vfsb_on_setattr_cb },
-	{ "security_inode_setxattr", vfsb_on_xattr_cb },
-	{ "security_inode_removexattr", vfsb_on_xattr_cb },
-	{ "rw_verify_area", vfsb_on_rw_verify_cb },
-	{ "vfs_fallocate", vfsb_on_fallocate_cb },
-	{ "vfs_clone_file_range", vfsb_on_remap_cb },
-	{ "vfs_dedupe_file_range_one", vfsb_on_remap_cb },
-	{ "do_page_mkwrite", vfsb_on_mkwrite_cb, true },
-};
-
-const size_t vfsb_emit_ft_count = ARRAY_SIZE(vfsb_emit_ft_defs);

@@ -1,656 +1,861 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The VFS write entry points and how each is bracketed.
+ * What is hooked, and what each hook does: the one table of hooked
+ * functions (vfsb_hook_table at the end), one callback per function.
  *
- * Two mechanisms, chosen per hook:
- *  - a kretprobe where the section must end when the function returns
- *    (data writes) or where its return value decides (mnt_want_write*:
- *    on failure the caller never calls mnt_drop_write*, so the section
- *    must be closed right there). The instance data carries the SRCU
- *    index from entry to return; an entry handler returning nonzero
- *    discards the instance, so unwatched writes pay for the entry only.
- *  - an ftrace_ops callback (cheapest; entry only) where the entry is all
- *    that matters: mnt_drop_write*() and superblock shutdown.
- *  - for mnt_want_write*() (every metadata operation passes there), an
- *    ftrace_ops callback that redirects the call to a wrapper only when
- *    the superblock is watched; see "wrappers" below. Unwatched calls pay
- *    an ftrace callback instead of a kretprobe's entry; watched ones no
- *    return trampoline. Falls back to the kretprobe when the function
- *    cannot be redirected (another IPMODIFY user, e.g. a livepatch).
- * None sleeps; all run with preemption disabled. No function is ever
- * called through a kprobe-resolved address (IBT kernels forbid it): the
- * wrappers call the exported functions by their linked symbols.
+ * A write operation on a tracked superblock runs inside a write section
+ * (sections.c) from before it changes anything until it is done, and
+ * announces itself (emit.c) inside that section, before the change.
+ * Sections open where the operation begins, when a hook can see its
+ * end there:
+ *  - write access: mnt_want_write*() is redirected to a wrapper that
+ *    opens the section once access is granted (a writer blocked on a
+ *    frozen filesystem holds none); mnt_drop_write*() closes it;
+ *  - the exported helpers that kernel threads use for data (nfsd,
+ *    ksmbd, overlayfs, loop, cachefiles: vfs_iter_write(),
+ *    kernel_write(), vfs_fallocate(), ...) are redirected to wrappers
+ *    that hold the section around the call; vfs_iocb_iter_write()'s
+ *    wrapper holds it until the iocb completes;
+ *  - io_uring and AIO submissions open it, their completion closes it.
+ * Every announcing hook (the security_inode_*() checks, rw_verify_area()
+ * of data writes, the page_mkwrite fault...) then makes sure a section
+ * covers its change: if the task holds none on that superblock (write(2)
+ * and the other syscall paths, or an operation that began before the
+ * watch), one opens there, before the change, and lasts until the task
+ * returns to user space. So every change announced is inside a section,
+ * and every change is announced; what cannot be bracketed (a kernel
+ * thread outside the wrappers, no memory) is announced flagged unfenced,
+ * with a RESCAN record.
+ *
+ * Callbacks run inside the hooked call, in its task, with preemption
+ * disabled (ftrace) and whatever locks the caller holds: they take only
+ * spinlocks of this module, never sleep, and call nothing hooked.
+ * Wrappers run in the caller's context and call the exported function
+ * by its linked symbol (IBT kernels forbid calls through resolved
+ * addresses); each is declared with the type of the function it stands
+ * in for, so a prototype change on a new kernel fails the build.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/aio.h>
-#include <linux/ftrace.h>
-#include <linux/io_uring_types.h>
-#include <linux/kprobes.h>
+#include <linux/fs.h>
+#include <linux/falloc.h>
+#include <linux/fileattr.h>
+#include <linux/fscrypt.h>
+#include <linux/fsverity.h>
 #include <linux/mm.h>
-#include <linux/module.h>
 #include <linux/mount.h>
-#include <linux/trace_recursion.h>
-#include <linux/workqueue.h>
+#include <linux/posix_acl.h>
+#include <linux/security.h>
+#include <linux/splice.h>
+#include <uapi/linux/vfsbarrier.h>
 
-#include "compat.h"
-#include "vfsb.h"
+#include "emit.h"
+#include "hookreg.h"
+#include "hooks.h"
+#include "ring.h"
+#include "sections.h"
+#include "tracking.h"
 
-/* ---- argument extractors: the superblock a hooked call writes to ---- */
+#define ARG(n) ((void *)vfsb_fregs_arg(fregs, n))
+#define RARG(n) ((void *)regs_get_kernel_argument(regs, n))
 
-static struct super_block *sb_of_file(struct file *file)
+static struct super_block *vfsb_file_sb(struct file *file)
 {
 	return file ? file_inode(file)->i_sb : NULL;
 }
 
-typedef struct super_block *(*vfsb_sb_fn)(struct pt_regs *regs);
-
-static struct super_block *sb_arg0_mnt(struct pt_regs *regs)
+/* Whether sb is tracked: decides redirects. */
+static bool vfsb_tracked(struct super_block *sb)
 {
-	struct vfsmount *mnt = (void *)regs_get_kernel_argument(regs, 0);
+	bool ret;
 
-	return mnt ? mnt->mnt_sb : NULL;
-}
-
-static struct super_block *sb_arg0_file(struct pt_regs *regs)
-{
-	return sb_of_file((void *)regs_get_kernel_argument(regs, 0));
-}
-
-/* copy_file_range, clone, dedupe, splice, sendfile: (in, pos, out, ...) */
-static struct super_block *sb_arg2_file(struct pt_regs *regs)
-{
-	return sb_of_file((void *)regs_get_kernel_argument(regs, 2));
-}
-
-/* do_truncate(idmap or user_namespace, dentry, ...) */
-static struct super_block *sb_arg1_dentry(struct pt_regs *regs)
-{
-	struct dentry *dentry = (void *)regs_get_kernel_argument(regs, 1);
-
-	return dentry ? dentry->d_sb : NULL;
-}
-
-static struct super_block *sb_arg0_vmf(struct pt_regs *regs)
-{
-	struct vm_fault *vmf = (void *)regs_get_kernel_argument(regs, 0);
-
-	return vmf && vmf->vma ? sb_of_file(vmf->vma->vm_file) : NULL;
-}
-
-static struct super_block *sb_arg0_iouring(struct pt_regs *regs)
-{
-	struct io_kiocb *req = (void *)regs_get_kernel_argument(regs, 0);
-
-	return req ? sb_of_file(req->file) : NULL;
-}
-
-static struct super_block *sb_arg0_kiocb(struct pt_regs *regs)
-{
-	struct kiocb *iocb = (void *)regs_get_kernel_argument(regs, 0);
-
-	return iocb ? sb_of_file(iocb->ki_filp) : NULL;
-}
-
-/* The kiocb an async write completes with (the completion hooks' key). */
-static const void *key_iouring(struct pt_regs *regs)
-{
-	struct io_kiocb *req = (void *)regs_get_kernel_argument(regs, 0);
-
-	/* io_write()'s struct io_rw sits in req->cmd, its kiocb first */
-	return &req->cmd;
-}
-
-static const void *key_kiocb(struct pt_regs *regs)
-{
-	return (void *)regs_get_kernel_argument(regs, 0);
-}
-
-/* ---- kretprobes ---- */
-
-enum vfsb_span {
-	VFSB_SPAN_CALL,		/* entry to return */
-	VFSB_SPAN_WANT_WRITE,	/* on success, until mnt_drop_write*() */
-	VFSB_SPAN_ASYNC,	/* until the write completes */
-};
-
-struct vfsb_krp_def {
-	const char *symbol;
-	vfsb_sb_fn sb_of;
-	enum vfsb_span span;
-	const void *(*key_of)(struct pt_regs *regs);	/* VFSB_SPAN_ASYNC */
-	int queued;		/* return value meaning "completes later" */
-	bool optional;		/* absent on some kernels */
-};
-
-/*
- * Live probes are rebuilt from the definitions at each registration:
- * a kretprobe or ftrace_ops keeps state after unregistering (resolved
- * address, hashes) that must not be reused.
- */
-struct vfsb_kretprobe {
-	struct kretprobe krp;
-	const struct vfsb_krp_def *def;
-	bool registered;
-};
-
-/* Instance data: the section, and for async writes where it is kept. */
-struct vfsb_krp_data {
-	struct vfsb_section s;
-	const void *key;	/* tracked in the async table under key */
-};
-
-#define krp_of(ri) container_of(get_kretprobe(ri), struct vfsb_kretprobe, krp)
-
-static int vfsb_krp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	const struct vfsb_krp_def *def = krp_of(ri)->def;
-	struct vfsb_krp_data *d = (void *)ri->data;
-	bool async = def->span == VFSB_SPAN_ASYNC;
-
-	/* nonzero: no return probe for this call (not a watched sb) */
-	if (!vfsb_section_begin(def->sb_of(regs), &d->s, async))
-		return 1;
-	d->key = NULL;
-	/*
-	 * Tracked before the write starts, since it may complete before
-	 * the submission returns. Without room, the section spans the
-	 * submission only and the write is counted as missed.
-	 */
-	if (async) {
-		const void *key = def->key_of(regs);
-
-		if (vfsb_aio_track(key, &d->s))
-			d->key = key;
-		else
-			atomic64_inc(&d->s.vsb->missed);
-	}
-	return 0;
-}
-
-/*
- * mnt_want_write*() returned ret for a call inside section s: on
- * success the section is held until mnt_drop_write*() (failed: the
- * caller will not drop, so it ends now).
- */
-static void vfsb_want_write_done(const struct vfsb_section *s, long ret)
-{
-	if (!ret) {
-		if (vfsb_task_push(s))
-			return;
-		atomic64_inc(&s->vsb->missed);
-	}
-	vfsb_section_end(s);
-}
-
-static int vfsb_krp_return(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	const struct vfsb_krp_def *def = krp_of(ri)->def;
-	struct vfsb_krp_data *d = (void *)ri->data;
-	/*
-	 * Every hooked function whose result matters returns int: only the
-	 * low 32 bits of the return register are defined (io_write() returns
-	 * its ssize_t through an int, so -EIOCBQUEUED arrives zero-extended).
-	 */
-	int ret = (int)regs_return_value(regs);
-	struct vfsb_section s;
-
-	switch (def->span) {
-	case VFSB_SPAN_WANT_WRITE:
-		vfsb_want_write_done(&d->s, ret);
-		return 0;
-	case VFSB_SPAN_ASYNC:
-		if (!d->key)
-			break;
-		/* queued: the completion hook ends it (or already did) */
-		if (ret == def->queued)
-			return 0;
-		if (vfsb_aio_untrack(d->key, &s))
-			vfsb_section_end(&s);
-		return 0;
-	case VFSB_SPAN_CALL:
-		break;
-	}
-	vfsb_section_end(&d->s);
-	return 0;
-}
-
-/*
- * Pending instances: a task sleeping inside a hooked function holds one
- * (a write blocked on a frozen fs or a slow FUSE server). Beyond this
- * many, calls are not bracketed and kretprobe.nmissed counts them.
- */
-#define VFSB_MAXACTIVE 512
-
-#define VFSB_CALL(sym, fn, opt) \
-	{ .symbol = sym, .sb_of = fn, .span = VFSB_SPAN_CALL, .optional = opt }
-
-static const struct vfsb_krp_def vfsb_krp_defs[] = {
-	/* namespace and metadata operations */
-	{ .symbol = "mnt_want_write", .sb_of = sb_arg0_mnt,
-	  .span = VFSB_SPAN_WANT_WRITE },
-	{ .symbol = "mnt_want_write_file", .sb_of = sb_arg0_file,
-	  .span = VFSB_SPAN_WANT_WRITE },
-	/* data writes: the section spans the call */
-	VFSB_CALL("vfs_write", sb_arg0_file, false),
-	VFSB_CALL("vfs_writev", sb_arg0_file, true),
-	VFSB_CALL("vfs_iter_write", sb_arg0_file, false),
-	VFSB_CALL("vfs_iocb_iter_write", sb_arg0_file, true),
-	VFSB_CALL("__kernel_write_iter", sb_arg0_file, true),
-	VFSB_CALL("vfs_fallocate", sb_arg0_file, false),
-	VFSB_CALL("vfs_copy_file_range", sb_arg2_file, false),
-	VFSB_CALL("do_splice_direct", sb_arg2_file, false),
-	VFSB_CALL("do_splice", sb_arg2_file, true),
-	VFSB_CALL("vfs_clone_file_range", sb_arg2_file, false),
-	VFSB_CALL("vfs_dedupe_file_range_one", sb_arg2_file, false),
-	/* ftruncate() takes sb_start_write() only, no mnt_want_write() */
-	VFSB_CALL("do_truncate", sb_arg1_dentry, false),
-	/* a shared mapping's page made writable (see README: mmap) */
-	VFSB_CALL("do_page_mkwrite", sb_arg0_vmf, true),
-	/* async writes: until completion */
-	{ .symbol = "io_write", .sb_of = sb_arg0_iouring, .optional = true,
-	  .span = VFSB_SPAN_ASYNC, .key_of = key_iouring,
-	  .queued = -EIOCBQUEUED },
-	/* returns 0 once submitted, completed or not */
-	{ .symbol = "aio_write", .sb_of = sb_arg0_kiocb, .optional = true,
-	  .span = VFSB_SPAN_ASYNC, .key_of = key_kiocb, .queued = 0 },
-};
-
-static struct vfsb_kretprobe vfsb_krps[ARRAY_SIZE(vfsb_krp_defs)];
-
-static void vfsb_krp_init(struct vfsb_kretprobe *h,
-			  const struct vfsb_krp_def *def)
-{
-	memset(h, 0, sizeof(*h));
-	h->def = def;
-	h->krp.kp.symbol_name = def->symbol;
-	h->krp.entry_handler = vfsb_krp_entry;
-	h->krp.handler = vfsb_krp_return;
-	h->krp.data_size = sizeof(struct vfsb_krp_data);
-	h->krp.maxactive = VFSB_MAXACTIVE;
-}
-
-/* ---- ftrace callbacks ---- */
-
-static void notrace vfsb_drop_common(unsigned long ip, unsigned long pip,
-				     struct super_block *sb)
-{
-	struct vfsb_section s;
-	int bit;
-
-	bit = ftrace_test_recursion_trylock(ip, pip);
-	if (bit < 0)
-		return;
-	if (sb && vfsb_task_pop(sb, &s))
-		vfsb_section_end(&s);
-	ftrace_test_recursion_unlock(bit);
-}
-
-static void notrace vfsb_ft_drop_write(unsigned long ip, unsigned long pip,
-				       struct ftrace_ops *op,
-				       struct ftrace_regs *fregs)
-{
-	struct vfsmount *mnt = (void *)vfsb_fregs_arg(fregs, 0);
-
-	vfsb_drop_common(ip, pip, mnt ? mnt->mnt_sb : NULL);
-}
-
-static void notrace vfsb_ft_drop_write_file(unsigned long ip,
-					    unsigned long pip,
-					    struct ftrace_ops *op,
-					    struct ftrace_regs *fregs)
-{
-	vfsb_drop_common(ip, pip, sb_of_file((void *)vfsb_fregs_arg(fregs, 0)));
-}
-
-static void notrace vfsb_ft_shutdown(unsigned long ip, unsigned long pip,
-				     struct ftrace_ops *op,
-				     struct ftrace_regs *fregs)
-{
-	struct super_block *sb = (void *)vfsb_fregs_arg(fregs, 0);
-	int bit;
-
-	if (!atomic_read(&vfsb_nr_tracked))
-		return;
-	bit = ftrace_test_recursion_trylock(ip, pip);
-	if (bit < 0)
-		return;
-	vfsb_sb_shutdown(sb);
-	ftrace_test_recursion_unlock(bit);
-}
-
-/* io_complete_rw(), io_complete_rw_iopoll(), aio_complete_rw(): any context */
-static void notrace vfsb_ft_complete(unsigned long ip, unsigned long pip,
-				     struct ftrace_ops *op,
-				     struct ftrace_regs *fregs)
-{
-	const void *kiocb = (void *)vfsb_fregs_arg(fregs, 0);
-	struct vfsb_section s;
-	int bit;
-
-	bit = ftrace_test_recursion_trylock(ip, pip);
-	if (bit < 0)
-		return;
-	if (vfsb_aio_untrack(kiocb, &s))
-		vfsb_section_end(&s);
-	ftrace_test_recursion_unlock(bit);
-}
-
-/* ---- wrappers: mnt_want_write*() redirected for watched superblocks ---- */
-
-#ifdef VFSB_HAVE_REDIRECT
-/*
- * For a watched superblock the ftrace callback opens the section (with
- * preemption off: no gap for a teardown to slip into), hands it to the
- * task as if the call had succeeded, and makes the call continue in the
- * wrapper instead. The wrapper calls the function by its linked symbol
- * (the callback knows that call by its return address in this module and
- * lets it through) and, only if it failed, takes the section back and
- * ends it: the caller will not call mnt_drop_write*(). Nothing passes
- * between callback and wrapper but the task's own slot, so the callback
- * changes no argument register, only where the call goes on.
- *
- * Module text: a task in a wrapper holds its section in its slot until
- * the wrapper's last instructions (the tracking, and a module reference
- * with it, outlive the section), and it does not sleep past the
- * section's end: module exit waits for such a task with
- * synchronize_rcu_tasks().
- */
-static void notrace vfsb_want_write_failed(struct super_block *sb)
-{
-	struct vfsb_section s;
-
-	if (vfsb_task_pop(sb, &s))
-		vfsb_section_end(&s);
-}
-
-static int notrace vfsb_wrap_want_write(struct vfsmount *m)
-{
-	int ret = mnt_want_write(m);
-
-	if (ret)
-		vfsb_want_write_failed(m->mnt_sb);
+	if (!atomic_read(&vfsb_nr_tracked) || !sb)
+		return false;
+	rcu_read_lock();
+	ret = vfsb_tracking_lookup_rcu(sb);
+	rcu_read_unlock();
 	return ret;
 }
 
-static int notrace vfsb_wrap_want_write_file(struct file *file)
+static u32 vfsb_hold_failure(int err)
+{
+	return err == -E2BIG ? VFSB_RESCAN_NESTING : VFSB_RESCAN_NO_MEMORY;
+}
+
+/* ---- call spans: a wrapper holds the section around the call ---- */
+
+struct vfsb_call {
+	struct vfsb_section s;
+	bool on;
+	bool marked;
+};
+
+static void vfsb_call_begin(struct vfsb_call *c, struct super_block *sb)
+{
+	c->marked = false;
+	c->on = vfsb_section_begin(sb, &c->s, false);
+	/* without the mark it still brackets; announcements say unfenced */
+	if (c->on)
+		c->marked = !vfsb_task_hold(&c->s, VFSB_HOLD_MARK);
+}
+
+static void vfsb_call_end(struct vfsb_call *c)
+{
+	if (!c->on)
+		return;
+	if (c->marked)
+		vfsb_task_unmark(c->s.vsb);
+	vfsb_section_end(&c->s);
+}
+
+/* ---- announcing ---- */
+
+/*
+ * A change is announced inside a section that covers it: one the task
+ * holds already, or one opened now until the syscall returns (the
+ * change has not been made yet, so that is early enough). Sections are
+ * kept whether or not anyone subscribes: the barrier waits on them.
+ */
+static void vfsb_announce_change(struct super_block *sb,
+				 const struct vfsb_event *ev)
+{
+	vfsb_task_ensure_cover(sb);
+	if (atomic_read(&vfsb_nr_rings))
+		vfsb_announce(sb, ev);
+}
+
+/* A change of the data of file over [pos, pos + len). */
+static void vfsb_announce_data(struct file *file, u32 reason, u32 flags,
+			       u64 pos, u64 len)
+{
+	struct inode *inode = file_inode(file);
+	struct vfsb_event ev = {
+		.reasons = reason, .flags = flags, .inode = inode,
+		/* overlayfs: the real file's dentry, on the real filesystem */
+		.dentry = file_dentry(file), .offset = pos, .length = len,
+	};
+
+	if (file->f_flags & O_APPEND) {
+		ev.flags |= VFSB_RECF_APPEND;
+		ev.offset = i_size_read(inode);
+	}
+	vfsb_announce_change(inode->i_sb, &ev);
+}
+
+/* An attribute-like change of dentry (setattr, xattr, ACL, flags). */
+static void vfsb_announce_dentry(struct dentry *dentry, u32 reason,
+				 struct iattr *attr)
+{
+	struct vfsb_event ev = {
+		.reasons = reason, .dentry = dentry, .name_of_dentry = true,
+		.inode = d_inode(dentry),
+	};
+
+	if (attr && (attr->ia_valid & ATTR_SIZE)) {
+		ev.reasons = VFSB_R_TRUNCATE;
+		ev.offset = attr->ia_size;
+	}
+	vfsb_announce_change(dentry->d_sb, &ev);
+}
+
+/* ---- write access: mnt_want_write*() to mnt_drop_write*() ---- */
+
+/* Write access was granted (after any wait on a frozen filesystem). */
+static void vfsb_hold_access(struct super_block *sb)
+{
+	struct vfsb_section s;
+	int ret;
+
+	if (!vfsb_section_begin(sb, &s, false))
+		return;
+	ret = vfsb_task_hold(&s, VFSB_HOLD_ACCESS);
+	if (ret) {
+		vfsb_section_missed(s.vsb, vfsb_hold_failure(ret));
+		vfsb_section_end(&s);
+	}
+}
+
+static void vfsb_release_access(struct super_block *sb)
+{
+	struct vfsb_section s;
+
+	if (sb && vfsb_task_release(sb, VFSB_HOLD_ACCESS, &s))
+		vfsb_section_end(&s);
+}
+
+static typeof(mnt_want_write) vfsb_wrap_mnt_want_write;
+static int notrace vfsb_wrap_mnt_want_write(struct vfsmount *mnt)
+{
+	int ret = mnt_want_write(mnt);
+
+	if (!ret)
+		vfsb_hold_access(mnt->mnt_sb);
+	return ret;
+}
+
+static typeof(mnt_want_write_file) vfsb_wrap_mnt_want_write_file;
+static int notrace vfsb_wrap_mnt_want_write_file(struct file *file)
 {
 	int ret = mnt_want_write_file(file);
 
-	if (ret)
-		vfsb_want_write_failed(sb_of_file(file));
+	if (!ret)
+		vfsb_hold_access(vfsb_file_sb(file));
 	return ret;
 }
 
-static void notrace vfsb_redirect(unsigned long ip, unsigned long pip,
-				  struct ftrace_regs *fregs,
-				  struct super_block *sb, unsigned long wrapper)
+static bool vfsb_redirect_mnt(struct ftrace_regs *fregs)
 {
-	struct vfsb_section s;
-	int bit;
+	struct vfsmount *mnt = ARG(0);
 
-	/* unwatched: one load; the wrapper's own call: a few compares */
-	if (!atomic_read(&vfsb_nr_tracked) || !sb ||
-	    within_module(pip, THIS_MODULE))
-		return;
-	bit = ftrace_test_recursion_trylock(ip, pip);
-	if (bit < 0)
-		return;
-	if (vfsb_section_begin(sb, &s, false)) {
-		if (vfsb_task_push(&s)) {
-			vfsb_fregs_set_ip(fregs, wrapper);
-		} else {
-			/* no slot: the write goes unbracketed, counted */
-			atomic64_inc(&s.vsb->missed);
-			vfsb_section_end(&s);
-		}
-	}
-	ftrace_test_recursion_unlock(bit);
+	return mnt && vfsb_tracked(mnt->mnt_sb);
 }
 
-static void notrace vfsb_ft_want_write(unsigned long ip, unsigned long pip,
-				       struct ftrace_ops *op,
-				       struct ftrace_regs *fregs)
+static bool vfsb_redirect_file0(struct ftrace_regs *fregs)
 {
-	struct vfsmount *mnt = (void *)vfsb_fregs_arg(fregs, 0);
-
-	vfsb_redirect(ip, pip, fregs, mnt ? mnt->mnt_sb : NULL,
-		      (unsigned long)vfsb_wrap_want_write);
+	return vfsb_tracked(vfsb_file_sb(ARG(0)));
 }
 
-static void notrace vfsb_ft_want_write_file(unsigned long ip,
-					    unsigned long pip,
-					    struct ftrace_ops *op,
-					    struct ftrace_regs *fregs)
+static bool vfsb_redirect_file2(struct ftrace_regs *fregs)
 {
-	vfsb_redirect(ip, pip, fregs,
-		      sb_of_file((void *)vfsb_fregs_arg(fregs, 0)),
-		      (unsigned long)vfsb_wrap_want_write_file);
+	return vfsb_tracked(vfsb_file_sb(ARG(2)));
 }
 
-static const struct vfsb_ft_def vfsb_redir_defs[] = {
-	{ "mnt_want_write", vfsb_ft_want_write },
-	{ "mnt_want_write_file", vfsb_ft_want_write_file },
-};
-
-#define VFSB_NR_REDIRS ARRAY_SIZE(vfsb_redir_defs)
-#else
-static const struct vfsb_ft_def vfsb_redir_defs[1];
-#define VFSB_NR_REDIRS 0
-#endif
-
-static const struct vfsb_ft_def vfsb_ft_defs[] = {
-	{ "mnt_drop_write", vfsb_ft_drop_write },
-	{ "mnt_drop_write_file", vfsb_ft_drop_write_file },
-	{ "generic_shutdown_super", vfsb_ft_shutdown },
-	{ "io_complete_rw", vfsb_ft_complete, true },
-	{ "io_complete_rw_iopoll", vfsb_ft_complete, true },
-	{ "aio_complete_rw", vfsb_ft_complete, true },
-};
-
-struct vfsb_ftrace_hook {
-	const char *symbol;
-	struct ftrace_ops ops;
-	bool registered;
-};
-
-/* the barrier's own hooks, then the record emission hooks (emit.c) */
-#define VFSB_NR_FTS (ARRAY_SIZE(vfsb_ft_defs) + VFSB_MAX_EMIT_FTS)
-#define VFSB_MAX_EMIT_FTS 24
-
-static struct vfsb_ftrace_hook vfsb_fts[VFSB_NR_FTS];
-
-static const struct vfsb_ft_def *vfsb_ft_def_at(size_t i)
+static void vfsb_on_drop_write(struct ftrace_regs *fregs)
 {
-	if (i < ARRAY_SIZE(vfsb_ft_defs))
-		return &vfsb_ft_defs[i];
-	i -= ARRAY_SIZE(vfsb_ft_defs);
-	return i < vfsb_emit_ft_count ? &vfsb_emit_ft_defs[i] : NULL;
+	struct vfsmount *mnt = ARG(0);
+
+	vfsb_release_access(mnt ? mnt->mnt_sb : NULL);
 }
 
-static struct vfsb_ftrace_hook vfsb_redirs[ARRAY_SIZE(vfsb_redir_defs)];
-
-/* Whether calls to symbol go through a redirect (no kretprobe needed). */
-static bool vfsb_redirected(const char *symbol)
+static void vfsb_on_drop_write_file(struct ftrace_regs *fregs)
 {
-	size_t i;
-
-	for (i = 0; i < VFSB_NR_REDIRS; i++)
-		if (vfsb_redirs[i].registered &&
-		    !strcmp(vfsb_redirs[i].symbol, symbol))
-			return true;
-	return false;
+	vfsb_release_access(vfsb_file_sb(ARG(0)));
 }
 
-static int vfsb_ft_register(struct vfsb_ftrace_hook *h,
-			    const struct vfsb_ft_def *def, unsigned long flags)
-{
-	int ret;
+/* ---- namespace and attribute announcements ---- */
 
-	memset(h, 0, sizeof(*h));
-	h->symbol = def->symbol;
-	h->ops.func = def->func;
+/* create, mknod, symlink: (dir, dentry, ...) */
+static void vfsb_on_create(struct ftrace_regs *fregs)
+{
+	struct inode *dir = ARG(0);
+	struct dentry *dentry = ARG(1);
+	struct vfsb_event ev = {
+		.reasons = VFSB_R_CREATE, .dir = dir, .name = &dentry->d_name,
+	};
+
+	vfsb_announce_change(dir->i_sb, &ev);
+}
+
+static void vfsb_on_mkdir(struct ftrace_regs *fregs)
+{
+	struct inode *dir = ARG(0);
+	struct dentry *dentry = ARG(1);
+	struct vfsb_event ev = {
+		.reasons = VFSB_R_CREATE, .flags = VFSB_RECF_DIR, .dir = dir,
+		.name = &dentry->d_name,
+	};
+
+	vfsb_announce_change(dir->i_sb, &ev);
+}
+
+/* link: (old_dentry, dir, new_dentry) */
+static void vfsb_on_link(struct ftrace_regs *fregs)
+{
+	struct dentry *old = ARG(0);
+	struct inode *dir = ARG(1);
+	struct dentry *new = ARG(2);
+	struct vfsb_event ev = {
+		.reasons = VFSB_R_HARDLINK, .dir = dir, .name = &new->d_name,
+		.inode = d_inode(old),
+	};
+
+	vfsb_announce_change(dir->i_sb, &ev);
+}
+
+/* unlink, rmdir: (dir, dentry) */
+static void vfsb_on_delete(struct ftrace_regs *fregs)
+{
+	struct inode *dir = ARG(0);
+	struct dentry *dentry = ARG(1);
+	struct vfsb_event ev = {
+		.reasons = VFSB_R_DELETE, .dir = dir, .name = &dentry->d_name,
+		.inode = d_inode(dentry),
+	};
+
+	vfsb_announce_change(dir->i_sb, &ev);
+}
+
+/*
+ * rename: (old_dir, old_dentry, new_dir, new_dentry, flags). Both
+ * parents are locked, so both names are stable.
+ */
+static void vfsb_on_rename(struct ftrace_regs *fregs)
+{
+	struct dentry *old = ARG(1), *new = ARG(3);
+	unsigned int flags = (unsigned long)ARG(4);
+	u32 xflag = flags & RENAME_EXCHANGE ? VFSB_RECF_EXCHANGE : 0;
+	struct vfsb_event from = {
+		.reasons = VFSB_R_RENAME_FROM, .flags = xflag, .dir = ARG(0),
+		.name = &old->d_name, .inode = d_inode(old),
+		.cookie = vfsb_next_cookie(),
+	};
+	struct vfsb_event to = from;
+	struct super_block *sb = from.dir->i_sb;
+
+	to.reasons = VFSB_R_RENAME_TO;
+	to.dir = ARG(2);
+	to.name = &new->d_name;
 	/*
-	 * No FTRACE_OPS_FL_RECURSION: that asks ftrace to wrap the callback
-	 * in its own recursion guard, and the callbacks take one themselves.
+	 * With RENAME_EXCHANGE the target moves too: both directions, each
+	 * record about the object that was under its name.
 	 */
-	h->ops.flags = flags;
-
-	ret = ftrace_set_filter(&h->ops, (unsigned char *)h->symbol,
-				strlen(h->symbol), 1);
-	if (ret)
-		return ret;
-	ret = register_ftrace_function(&h->ops);
-	if (ret) {
-		ftrace_free_filter(&h->ops);
-		return ret;
+	if (xflag) {
+		to.reasons |= VFSB_R_RENAME_FROM;
+		from.reasons |= VFSB_R_RENAME_TO;
+		to.inode = d_inode(new);
+	} else if (d_really_is_positive(new)) {
+		to.flags |= VFSB_RECF_OVERWRITE;
 	}
-	h->registered = true;
-	return 0;
-}
+	vfsb_announce_change(sb, &from);
+	vfsb_announce_change(sb, &to);
+	/* the object the rename replaces disappears: say so by name */
+	if (!xflag && d_really_is_positive(new)) {
+		struct vfsb_event victim = {
+			.reasons = VFSB_R_DELETE, .flags = VFSB_RECF_REPLACED,
+			.dir = to.dir, .name = &new->d_name,
+			.inode = d_inode(new), .cookie = from.cookie,
+		};
 
-static void vfsb_hooks_unregister(void)
-{
-	size_t i;
+		vfsb_announce_change(sb, &victim);
+	}
+	/* RENAME_WHITEOUT leaves a whiteout under the old name: a creation */
+	if (flags & RENAME_WHITEOUT) {
+		struct vfsb_event wh = {
+			.reasons = VFSB_R_CREATE, .dir = from.dir,
+			.name = &old->d_name,
+		};
 
-	/* each unregister waits for callbacks still running */
-	for (i = 0; i < ARRAY_SIZE(vfsb_krps); i++) {
-		if (vfsb_krps[i].registered)
-			unregister_kretprobe(&vfsb_krps[i].krp);
-		vfsb_krps[i].registered = false;
-	}
-	for (i = 0; i < VFSB_NR_REDIRS; i++) {
-		if (vfsb_redirs[i].registered) {
-			unregister_ftrace_function(&vfsb_redirs[i].ops);
-			ftrace_free_filter(&vfsb_redirs[i].ops);
-		}
-		vfsb_redirs[i].registered = false;
-	}
-	for (i = 0; i < ARRAY_SIZE(vfsb_fts); i++) {
-		if (vfsb_fts[i].registered) {
-			unregister_ftrace_function(&vfsb_fts[i].ops);
-			ftrace_free_filter(&vfsb_fts[i].ops);
-		}
-		vfsb_fts[i].registered = false;
+		vfsb_announce_change(sb, &wh);
 	}
 }
 
-static int vfsb_hooks_register(void)
+/* setattr: (idmap, dentry, iattr) */
+static void vfsb_on_setattr(struct ftrace_regs *fregs)
 {
-	size_t i;
-	int ret;
+	vfsb_announce_dentry(ARG(1), VFSB_R_ATTRIB, ARG(2));
+}
 
-	/* the closing side first, so that no opened section lacks it */
-	if (WARN_ON(vfsb_emit_ft_count > VFSB_MAX_EMIT_FTS))
-		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(vfsb_fts); i++) {
-		const struct vfsb_ft_def *def = vfsb_ft_def_at(i);
+/* setxattr, removexattr: (idmap, dentry, name, ...) */
+static void vfsb_on_xattr(struct ftrace_regs *fregs)
+{
+	vfsb_announce_dentry(ARG(1), VFSB_R_XATTR, NULL);
+}
 
-		if (!def)
-			break;
-		ret = vfsb_ft_register(&vfsb_fts[i], def, 0);
-		if (ret && def->optional) {
-			pr_info("%s not hooked on this kernel (%d)\n",
-				def->symbol, ret);
-			continue;
-		}
-		if (ret) {
-			pr_err("ftrace hook on %s failed: %d\n", def->symbol, ret);
-			goto fail;
-		}
-	}
-	/* where the redirect cannot be had, the kretprobe does the same */
-	for (i = 0; i < VFSB_NR_REDIRS; i++) {
-		ret = vfsb_ft_register(&vfsb_redirs[i], &vfsb_redir_defs[i],
-				       FTRACE_OPS_FL_IPMODIFY);
-		if (ret)
-			pr_info("%s: no redirect (%d), a kretprobe instead\n",
-				vfsb_redir_defs[i].symbol, ret);
-	}
-	for (i = 0; i < ARRAY_SIZE(vfsb_krps); i++) {
-		struct vfsb_kretprobe *h = &vfsb_krps[i];
+/* vfs_fileattr_set: (idmap, dentry, fa): chattr, FS_IOC_FSSETXATTR */
+static void vfsb_on_fileattr(struct ftrace_regs *fregs)
+{
+	vfsb_announce_dentry(ARG(1), VFSB_R_ATTRIB, NULL);
+}
 
-		vfsb_krp_init(h, &vfsb_krp_defs[i]);
-		if (vfsb_redirected(h->def->symbol))
-			continue;
-		ret = register_kretprobe(&h->krp);
-		if (ret && h->def->optional) {
-			pr_info("%s not hooked on this kernel (%d)\n",
-				h->krp.kp.symbol_name, ret);
-			continue;
-		}
-		if (ret) {
-			pr_err("kretprobe on %s failed: %d\n",
-			       h->krp.kp.symbol_name, ret);
-			goto fail;
-		}
-		h->registered = true;
+/* POSIX ACLs: see compat.h for which function, by kernel. */
+static void vfsb_on_acl(struct ftrace_regs *fregs)
+{
+	struct dentry *dentry;
+	struct inode *inode;
+
+	if (vfsb_acl_target(ARG(1), &dentry, &inode)) {
+		vfsb_announce_dentry(dentry, VFSB_R_ACL, NULL);
+	} else {
+		struct vfsb_event ev = {
+			.reasons = VFSB_R_ACL, .inode = inode,
+		};
+
+		vfsb_announce_change(inode->i_sb, &ev);
 	}
-	return 0;
-fail:
-	vfsb_hooks_unregister();
+}
+
+/* ---- data writes ---- */
+
+/* rw_verify_area(read_write, file, ppos, count): every data write passes */
+static void vfsb_on_rw_verify(struct ftrace_regs *fregs)
+{
+	const loff_t *ppos = ARG(2);
+
+	/* reads come here too: one compare and out */
+	if ((int)(unsigned long)ARG(0) != WRITE)
+		return;
+	vfsb_announce_data(ARG(1), VFSB_R_DATA_WRITE, 0, ppos ? *ppos : 0,
+			   (unsigned long)ARG(3));
+}
+
+/* do_page_mkwrite(vmf, ...): a shared mapping's page made writable */
+static void vfsb_on_mkwrite(struct ftrace_regs *fregs)
+{
+	struct vm_fault *vmf = ARG(0);
+	struct file *file = vmf->vma ? vmf->vma->vm_file : NULL;
+
+	if (file)
+		vfsb_announce_data(file, VFSB_R_MMAP_WRITE, 0,
+				   (u64)vmf->pgoff << PAGE_SHIFT, PAGE_SIZE);
+}
+
+static typeof(vfs_iter_write) vfsb_wrap_vfs_iter_write;
+static ssize_t notrace vfsb_wrap_vfs_iter_write(struct file *file,
+						struct iov_iter *iter,
+						loff_t *ppos, rwf_t flags)
+{
+	struct vfsb_call c;
+	ssize_t ret;
+
+	vfsb_call_begin(&c, vfsb_file_sb(file));
+	ret = vfs_iter_write(file, iter, ppos, flags);
+	vfsb_call_end(&c);
+	return ret;
+}
+
+static typeof(kernel_write) vfsb_wrap_kernel_write;
+static ssize_t notrace vfsb_wrap_kernel_write(struct file *file,
+					      const void *buf, size_t count,
+					      loff_t *pos)
+{
+	struct vfsb_call c;
+	ssize_t ret;
+
+	vfsb_call_begin(&c, vfsb_file_sb(file));
+	ret = kernel_write(file, buf, count, pos);
+	vfsb_call_end(&c);
 	return ret;
 }
 
 /*
- * The hooks are in place only while some superblock is tracked, and for
- * a while after: loading the module costs the system nothing, and
- * registering (which patches kernel text and waits for RCU: seconds
- * under emulation, milliseconds on hardware) is not repeated for every
- * watch of a service that watches and unwatches often. The last
- * tracking's teardown has already waited for every section, so once no
- * tracking is left the hooks have nothing in flight.
+ * __kernel_write(file, buf, count, pos): core dumps and process
+ * accounting write here without rw_verify_area() (and 7.x exports it to
+ * autofs alone, so no wrapper can call it): announce, covered by the
+ * caller's section (kernel_write()'s wrapper) or one until the dying
+ * task's task work runs.
  */
-#define VFSB_HOOKS_LINGER (10 * HZ)
-
-static DEFINE_MUTEX(vfsb_hooks_mutex);
-static unsigned int vfsb_hooks_users;
-static bool vfsb_hooks_live;
-
-static void vfsb_hooks_idle_fn(struct work_struct *work)
+static void vfsb_on_kernel_write(struct ftrace_regs *fregs)
 {
-	mutex_lock(&vfsb_hooks_mutex);
-	if (!vfsb_hooks_users && vfsb_hooks_live) {
-		vfsb_hooks_unregister();
-		vfsb_hooks_live = false;
-	}
-	mutex_unlock(&vfsb_hooks_mutex);
+	const loff_t *pos = ARG(3);
+
+	vfsb_announce_data(ARG(0), VFSB_R_DATA_WRITE, 0, pos ? *pos : 0,
+			   (unsigned long)ARG(2));
 }
 
-static DECLARE_DELAYED_WORK(vfsb_hooks_idle, vfsb_hooks_idle_fn);
-
-int vfsb_hooks_get(void)
+static typeof(vfs_fallocate) vfsb_wrap_vfs_fallocate;
+static int notrace vfsb_wrap_vfs_fallocate(struct file *file, int mode,
+					   loff_t offset, loff_t len)
 {
-	int ret = 0;
+	struct vfsb_call c;
+	int ret;
+	struct vfsb_event ev = {
+		.reasons = VFSB_R_DATA_WRITE, .mode = mode,
+		.inode = file_inode(file), .dentry = file_dentry(file),
+		.offset = offset, .length = len,
+	};
 
-	mutex_lock(&vfsb_hooks_mutex);
-	if (!vfsb_hooks_live) {
-		ret = vfsb_hooks_register();
-		vfsb_hooks_live = !ret;
+	/* collapsing or inserting a range moves everything after it */
+	if (mode & (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE)) {
+		ev.flags = VFSB_RECF_TO_EOF;
+		ev.length = 0;
 	}
-	if (!ret)
-		vfsb_hooks_users++;
-	mutex_unlock(&vfsb_hooks_mutex);
+	vfsb_call_begin(&c, vfsb_file_sb(file));
+	vfsb_announce_change(vfsb_file_sb(file), &ev);
+	ret = vfs_fallocate(file, mode, offset, len);
+	vfsb_call_end(&c);
 	return ret;
 }
 
-void vfsb_hooks_put(void)
+static typeof(vfs_copy_file_range) vfsb_wrap_vfs_copy_file_range;
+static ssize_t notrace vfsb_wrap_vfs_copy_file_range(struct file *in,
+						     loff_t pos_in,
+						     struct file *out,
+						     loff_t pos_out, size_t len,
+						     unsigned int flags)
 {
-	mutex_lock(&vfsb_hooks_mutex);
-	if (!--vfsb_hooks_users)
-		mod_delayed_work(vfsb_wq, &vfsb_hooks_idle, VFSB_HOOKS_LINGER);
-	mutex_unlock(&vfsb_hooks_mutex);
+	struct vfsb_call c;
+	ssize_t ret;
+
+	vfsb_call_begin(&c, vfsb_file_sb(out));
+	ret = vfs_copy_file_range(in, pos_in, out, pos_out, len, flags);
+	vfsb_call_end(&c);
+	return ret;
 }
 
-/* Module exit: no tracking is left; take the hooks out now. */
-void vfsb_hooks_exit(void)
+static typeof(do_splice_direct) vfsb_wrap_do_splice_direct;
+static vfsb_splice_direct_ret notrace
+vfsb_wrap_do_splice_direct(struct file *in, loff_t *ppos, struct file *out,
+			   loff_t *opos, size_t len, unsigned int flags)
 {
-	cancel_delayed_work_sync(&vfsb_hooks_idle);
-	WARN_ON(vfsb_hooks_users);
-	if (vfsb_hooks_live)
-		vfsb_hooks_unregister();
-	vfsb_hooks_live = false;
-	/* no task is left in a wrapper's last instructions */
-	if (VFSB_NR_REDIRS)
-		synchronize_rcu_tasks();
+	vfsb_splice_direct_ret ret;
+	struct vfsb_call c;
+
+	vfsb_call_begin(&c, vfsb_file_sb(out));
+	ret = do_splice_direct(in, ppos, out, opos, len, flags);
+	vfsb_call_end(&c);
+	return ret;
+}
+
+/* FICLONE*, FIDEDUPERANGE: a length of 0 means "to the end of file". */
+static void vfsb_announce_remap(struct file *file, loff_t pos, loff_t len)
+{
+	vfsb_announce_data(file, VFSB_R_DATA_WRITE, len ? 0 : VFSB_RECF_TO_EOF,
+			   pos, len);
+}
+
+static typeof(vfs_clone_file_range) vfsb_wrap_vfs_clone_file_range;
+static loff_t notrace vfsb_wrap_vfs_clone_file_range(struct file *in,
+						     loff_t pos_in,
+						     struct file *out,
+						     loff_t pos_out, loff_t len,
+						     unsigned int remap_flags)
+{
+	struct vfsb_call c;
+	loff_t ret;
+
+	vfsb_call_begin(&c, vfsb_file_sb(out));
+	vfsb_announce_remap(out, pos_out, len);
+	ret = vfs_clone_file_range(in, pos_in, out, pos_out, len, remap_flags);
+	vfsb_call_end(&c);
+	return ret;
+}
+
+static typeof(vfs_dedupe_file_range_one) vfsb_wrap_vfs_dedupe_file_range_one;
+static loff_t notrace
+vfsb_wrap_vfs_dedupe_file_range_one(struct file *src, loff_t src_pos,
+				    struct file *dst, loff_t dst_pos,
+				    loff_t len, unsigned int remap_flags)
+{
+	struct vfsb_call c;
+	loff_t ret;
+
+	vfsb_call_begin(&c, vfsb_file_sb(dst));
+	vfsb_announce_remap(dst, dst_pos, len);
+	ret = vfs_dedupe_file_range_one(src, src_pos, dst, dst_pos, len,
+					remap_flags);
+	vfsb_call_end(&c);
+	return ret;
+}
+
+/* fs-verity and fscrypt turn a file or directory into another kind. */
+static void vfsb_announce_file_attr(struct file *file)
+{
+	vfsb_announce_dentry(file_dentry(file), VFSB_R_ATTRIB, NULL);
+}
+
+static typeof(fsverity_ioctl_enable) vfsb_wrap_fsverity_ioctl_enable;
+static int notrace vfsb_wrap_fsverity_ioctl_enable(struct file *file,
+						   const void __user *arg)
+{
+	struct vfsb_call c;
+	int ret;
+
+	vfsb_call_begin(&c, vfsb_file_sb(file));
+	vfsb_announce_file_attr(file);
+	ret = fsverity_ioctl_enable(file, arg);
+	vfsb_call_end(&c);
+	return ret;
+}
+
+static typeof(fscrypt_ioctl_set_policy) vfsb_wrap_fscrypt_ioctl_set_policy;
+static int notrace vfsb_wrap_fscrypt_ioctl_set_policy(struct file *file,
+						      const void __user *arg)
+{
+	struct vfsb_call c;
+	int ret;
+
+	vfsb_call_begin(&c, vfsb_file_sb(file));
+	vfsb_announce_file_attr(file);
+	ret = fscrypt_ioctl_set_policy(file, arg);
+	vfsb_call_end(&c);
+	return ret;
+}
+
+/* ---- async writes: from submission to completion ---- */
+
+/*
+ * In-kernel async iocbs (overlayfs, cachefiles, backing files): the
+ * wrapper puts itself in front of the iocb's completion. Exactly one of
+ * the two ends the section: the completion if the write was queued, the
+ * wrapper if it finished in the call; both take the entry out of the
+ * table first, so the loser finds nothing.
+ */
+static void vfsb_iocb_complete(struct kiocb *iocb, long res)
+{
+	void (*done)(struct kiocb *iocb, long res);
+	struct vfsb_section s;
+	void *orig;
+
+	if (vfsb_async_untrack(iocb, &s, &orig)) {
+		done = orig;
+		WRITE_ONCE(iocb->ki_complete, done);
+		vfsb_section_end(&s);
+	} else {
+		/* the write finished in the call; the submitter restored it */
+		done = READ_ONCE(iocb->ki_complete);
+		if (WARN_ON_ONCE(done == vfsb_iocb_complete))
+			return;
+	}
+	done(iocb, res);
+}
+
+static typeof(vfs_iocb_iter_write) vfsb_wrap_vfs_iocb_iter_write;
+static ssize_t notrace vfsb_wrap_vfs_iocb_iter_write(struct file *file,
+						     struct kiocb *iocb,
+						     struct iov_iter *iter)
+{
+	struct super_block *sb = vfsb_file_sb(file);
+	struct vfsb_section s;
+	void *orig = iocb->ki_complete;
+	bool marked;
+	ssize_t ret;
+	int err;
+
+	if (is_sync_kiocb(iocb) || !vfsb_section_begin(sb, &s, true)) {
+		struct vfsb_call c;
+
+		vfsb_call_begin(&c, sb);
+		ret = vfs_iocb_iter_write(file, iocb, iter);
+		vfsb_call_end(&c);
+		return ret;
+	}
+	err = vfsb_async_track(iocb, &s, orig);
+	if (err) {
+		vfsb_section_missed(s.vsb, VFSB_RESCAN_NO_MEMORY);
+		vfsb_section_end(&s);
+		return vfs_iocb_iter_write(file, iocb, iter);
+	}
+	marked = !vfsb_task_hold(&s, VFSB_HOLD_MARK);
+	WRITE_ONCE(iocb->ki_complete, vfsb_iocb_complete);
+	ret = vfs_iocb_iter_write(file, iocb, iter);
+	if (marked)
+		vfsb_task_unmark(s.vsb);
+	/* queued: the iocb is the completion's now, maybe freed already */
+	if (ret != -EIOCBQUEUED && vfsb_async_untrack(iocb, &s, &orig)) {
+		WRITE_ONCE(iocb->ki_complete, orig);
+		vfsb_section_end(&s);
+	}
+	return ret;
+}
+
+/*
+ * io_uring and AIO submissions. The entry callback (it always runs: no
+ * pool) opens the section and marks the task; the return probe only
+ * reads the result, to know whether the completion will end the
+ * section. The two may run in either order at entry: neither depends on
+ * the other, and a return probe without an instance leaves the task
+ * work to end it.
+ */
+static void vfsb_on_io_write(struct ftrace_regs *fregs)
+{
+	struct io_kiocb *req = ARG(0);
+
+	vfsb_task_submit_begin(vfsb_file_sb(req->file), vfsb_io_uring_kiocb(req));
+}
+
+static void vfsb_on_aio_write(struct ftrace_regs *fregs)
+{
+	struct kiocb *kiocb = ARG(0);
+
+	vfsb_task_submit_begin(vfsb_file_sb(kiocb->ki_filp), kiocb);
+}
+
+/* The request's key, from entry to return. */
+struct vfsb_submit {
+	const void *key;
+};
+
+static int vfsb_rp_io_write_entry(struct kretprobe_instance *ri,
+				  struct pt_regs *regs)
+{
+	struct vfsb_submit *d = (void *)ri->data;
+
+	d->key = vfsb_io_uring_kiocb(RARG(0));
+	return 0;
+}
+
+/*
+ * io_write() returns its ssize_t result through an int: only the low 32
+ * bits of the return register are defined (-EIOCBQUEUED arrives
+ * zero-extended).
+ */
+static int vfsb_rp_io_write_return(struct kretprobe_instance *ri,
+				   struct pt_regs *regs)
+{
+	struct vfsb_submit *d = (void *)ri->data;
+
+	vfsb_task_submit_end(d->key,
+			     (int)regs_return_value(regs) == -EIOCBQUEUED);
+	return 0;
+}
+
+static int vfsb_rp_aio_write_entry(struct kretprobe_instance *ri,
+				   struct pt_regs *regs)
+{
+	struct vfsb_submit *d = (void *)ri->data;
+
+	d->key = RARG(0);
+	return 0;
+}
+
+/*
+ * aio_write() returns 0 once the write is submitted, queued or not:
+ * either way aio_complete_rw() follows (aio_rw_done() calls it for a
+ * write that finished at once). An error means it never got that far.
+ */
+static int vfsb_rp_aio_write_return(struct kretprobe_instance *ri,
+				    struct pt_regs *regs)
+{
+	struct vfsb_submit *d = (void *)ri->data;
+
+	vfsb_task_submit_end(d->key, (int)regs_return_value(regs) == 0);
+	return 0;
+}
+
+/* io_complete_rw(), io_complete_rw_iopoll(), aio_complete_rw(): any context */
+static void vfsb_on_complete(struct ftrace_regs *fregs)
+{
+	struct vfsb_section s;
+
+	if (vfsb_async_untrack(ARG(0), &s, NULL))
+		vfsb_section_end(&s);
+}
+
+/* ---- the superblock goes away ---- */
+
+static void vfsb_on_shutdown(struct ftrace_regs *fregs)
+{
+	struct super_block *sb = ARG(0);
+	struct vfsb_sb *vsb;
+
+	if (!atomic_read(&vfsb_nr_tracked))
+		return;
+	rcu_read_lock();
+	vsb = vfsb_tracking_lookup_rcu(sb);
+	if (vsb) {
+		vfsb_emit_unmount(vsb);
+		vfsb_tracking_shutdown(vsb);
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * The entry callbacks read their function's arguments by position: where
+ * a declaration is visible, it must still say what they read (a kernel
+ * that changes one fails the build here). io_write(), aio_write() and
+ * do_page_mkwrite() are static to their files: checked by reading each
+ * target's source (compat.h); their completions have the type every
+ * ki_complete has.
+ */
+#define VFSB_PROTO(fn, type) static_assert(__same_type(&(fn), type))
+VFSB_PROTO(mnt_drop_write, void (*)(struct vfsmount *));
+VFSB_PROTO(mnt_drop_write_file, void (*)(struct file *));
+VFSB_PROTO(security_inode_create,
+	   int (*)(struct inode *, struct dentry *, umode_t));
+VFSB_PROTO(security_inode_mknod,
+	   int (*)(struct inode *, struct dentry *, umode_t, dev_t));
+VFSB_PROTO(security_inode_symlink,
+	   int (*)(struct inode *, struct dentry *, const char *));
+VFSB_PROTO(security_inode_mkdir,
+	   int (*)(struct inode *, struct dentry *, umode_t));
+VFSB_PROTO(security_inode_link,
+	   int (*)(struct dentry *, struct inode *, struct dentry *));
+VFSB_PROTO(security_inode_unlink, int (*)(struct inode *, struct dentry *));
+VFSB_PROTO(security_inode_rmdir, int (*)(struct inode *, struct dentry *));
+VFSB_PROTO(security_inode_rename,
+	   int (*)(struct inode *, struct dentry *, struct inode *,
+		   struct dentry *, unsigned int));
+VFSB_PROTO(security_inode_setattr,
+	   int (*)(VFSB_IDMAP *, struct dentry *, struct iattr *));
+VFSB_PROTO(security_inode_setxattr,
+	   int (*)(VFSB_IDMAP *, struct dentry *, const char *, const void *,
+		   size_t, int));
+VFSB_PROTO(security_inode_removexattr,
+	   int (*)(VFSB_IDMAP *, struct dentry *, const char *));
+VFSB_PROTO(vfs_fileattr_set,
+	   int (*)(VFSB_IDMAP *, struct dentry *, VFSB_FILEATTR *));
+VFSB_PROTO(generic_shutdown_super, void (*)(struct super_block *));
+VFSB_PROTO(rw_verify_area,
+	   int (*)(int, struct file *, const loff_t *, size_t));
+VFSB_PROTO(__kernel_write,
+	   ssize_t (*)(struct file *, const void *, size_t, loff_t *));
+static_assert(__same_type(((struct kiocb *)NULL)->ki_complete,
+			  void (*)(struct kiocb *, long)));
+
+/* ---- the table ---- */
+
+#define ENTRY(sym, fn, cov_, ...) \
+	{ .symbol = sym, .type = VFSB_HOOK_ENTRY, .on_entry = fn, \
+	  .cov = cov_, __VA_ARGS__ }
+#define CLOSER(sym, fn, cov_, ...) \
+	ENTRY(sym, fn, cov_, .closes = true, __VA_ARGS__)
+#define REDIRECT(fn, decide, cov_, ...) \
+	{ .symbol = #fn, .type = VFSB_HOOK_REDIRECT, .redirect = decide, \
+	  .wrapper = (unsigned long)vfsb_wrap_##fn, .cov = cov_, __VA_ARGS__ }
+#define RETPROBE(fn, cov_, ...) \
+	{ .symbol = #fn, .type = VFSB_HOOK_RETPROBE, \
+	  .rp_entry = vfsb_rp_##fn##_entry, .rp_return = vfsb_rp_##fn##_return, \
+	  .rp_data = sizeof(struct vfsb_submit), .cov = cov_, __VA_ARGS__ }
+
+static const struct vfsb_hook vfsb_hook_table[] = {
+	/* namespace and attributes: write access, then the checks */
+	CLOSER("mnt_drop_write", vfsb_on_drop_write, VFSB_COV_NAMESPACE),
+	CLOSER("mnt_drop_write_file", vfsb_on_drop_write_file,
+	       VFSB_COV_NAMESPACE),
+	REDIRECT(mnt_want_write, vfsb_redirect_mnt, VFSB_COV_NAMESPACE),
+	REDIRECT(mnt_want_write_file, vfsb_redirect_file0, VFSB_COV_NAMESPACE),
+	ENTRY("security_inode_create", vfsb_on_create, VFSB_COV_NAMESPACE),
+	ENTRY("security_inode_mknod", vfsb_on_create, VFSB_COV_NAMESPACE),
+	ENTRY("security_inode_symlink", vfsb_on_create, VFSB_COV_NAMESPACE),
+	ENTRY("security_inode_mkdir", vfsb_on_mkdir, VFSB_COV_NAMESPACE),
+	ENTRY("security_inode_link", vfsb_on_link, VFSB_COV_NAMESPACE),
+	ENTRY("security_inode_unlink", vfsb_on_delete, VFSB_COV_NAMESPACE),
+	ENTRY("security_inode_rmdir", vfsb_on_delete, VFSB_COV_NAMESPACE),
+	ENTRY("security_inode_rename", vfsb_on_rename, VFSB_COV_NAMESPACE),
+	ENTRY("security_inode_setattr", vfsb_on_setattr, VFSB_COV_NAMESPACE),
+	ENTRY("security_inode_setxattr", vfsb_on_xattr, VFSB_COV_NAMESPACE),
+	ENTRY("security_inode_removexattr", vfsb_on_xattr, VFSB_COV_NAMESPACE),
+	ENTRY(VFSB_ACL_SET_SYMBOL, vfsb_on_acl, VFSB_COV_ACL, .optional = true),
+	ENTRY(VFSB_ACL_REMOVE_SYMBOL, vfsb_on_acl, VFSB_COV_ACL,
+	      .optional = true),
+	ENTRY("vfs_fileattr_set", vfsb_on_fileattr, VFSB_COV_FILEATTR,
+	      .optional = true),
+	/* the superblock goes away */
+	ENTRY("generic_shutdown_super", vfsb_on_shutdown, VFSB_COV_NAMESPACE),
+
+	/* data */
+	ENTRY("rw_verify_area", vfsb_on_rw_verify, VFSB_COV_DATA),
+	REDIRECT(vfs_iter_write, vfsb_redirect_file0, VFSB_COV_DATA),
+	REDIRECT(vfs_fallocate, vfsb_redirect_file0, VFSB_COV_DATA),
+	REDIRECT(kernel_write, vfsb_redirect_file0, VFSB_COV_KERNEL_WRITE),
+	ENTRY("__kernel_write", vfsb_on_kernel_write, VFSB_COV_KERNEL_WRITE),
+	REDIRECT(do_splice_direct, vfsb_redirect_file2, VFSB_COV_SPLICE),
+	REDIRECT(vfs_copy_file_range, vfsb_redirect_file2, VFSB_COV_SPLICE),
+	REDIRECT(vfs_clone_file_range, vfsb_redirect_file2, VFSB_COV_REMAP),
+	REDIRECT(vfs_dedupe_file_range_one, vfsb_redirect_file2,
+		 VFSB_COV_REMAP),
+	ENTRY("do_page_mkwrite", vfsb_on_mkwrite, VFSB_COV_MMAP,
+	      .optional = true),
+	REDIRECT(fsverity_ioctl_enable, vfsb_redirect_file0, VFSB_COV_VERITY,
+		 .optional = true),
+	REDIRECT(fscrypt_ioctl_set_policy, vfsb_redirect_file0,
+		 VFSB_COV_FSCRYPT, .optional = true),
+
+	/* async: submission and completion, a group each */
+	ENTRY("io_write", vfsb_on_io_write, VFSB_COV_IO_URING,
+	      .optional = true),
+	RETPROBE(io_write, VFSB_COV_IO_URING, .optional = true),
+	CLOSER("io_complete_rw", vfsb_on_complete, VFSB_COV_IO_URING,
+	       .optional = true),
+	CLOSER("io_complete_rw_iopoll", vfsb_on_complete, VFSB_COV_IO_URING,
+	       .optional = true),
+	ENTRY("aio_write", vfsb_on_aio_write, VFSB_COV_AIO, .optional = true),
+	RETPROBE(aio_write, VFSB_COV_AIO, .optional = true),
+	CLOSER("aio_complete_rw", vfsb_on_complete, VFSB_COV_AIO,
+	       .optional = true),
+	REDIRECT(vfs_iocb_iter_write, vfsb_redirect_file0, VFSB_COV_IOCB),
+};
+
+void vfsb_hooks_init(void)
+{
+	vfsb_hookreg_init(vfsb_hook_table, ARRAY_SIZE(vfsb_hook_table));
 }

@@ -5,39 +5,47 @@
  * Module entry and exit: brings the parts up in dependency order and
  * takes them down in reverse.
  */
+
 #include <linux/module.h>
 #include <linux/workqueue.h>
 
+#include "device.h"
+#include "hookreg.h"
+#include "hooks.h"
+#include "sections.h"
+#include "tracking.h"
 #include "vfsb.h"
 
 struct workqueue_struct *vfsb_wq;
+struct workqueue_struct *vfsb_barrier_wq;
 
 static int __init vfsb_init(void)
 {
-	int ret;
+	int ret = -ENOMEM;
 
-	/* teardowns and expedited barriers; they block on SRCU */
 	vfsb_wq = alloc_workqueue("vfsbarrier", WQ_UNBOUND, 0);
-	if (!vfsb_wq)
-		return -ENOMEM;
-	ret = vfsb_taskslots_init();
+	/* one round per stuck filesystem at most, each may sleep long */
+	vfsb_barrier_wq = alloc_workqueue("vfsbarrier_exp", WQ_UNBOUND,
+					  WQ_MAX_ACTIVE);
+	if (!vfsb_wq || !vfsb_barrier_wq)
+		goto err_wq;
+	ret = vfsb_sections_init();
 	if (ret)
 		goto err_wq;
-	ret = vfsb_aio_init();
+	vfsb_hooks_init();
+	ret = vfsb_device_init();
 	if (ret)
-		goto err_slots;
-	ret = vfsb_dev_init();
-	if (ret)
-		goto err_aio;
+		goto err_sections;
 	pr_info("vfsbarrier %s loaded\n", VFSB_MODULE_VERSION);
 	return 0;
 
-err_aio:
-	vfsb_aio_exit();
-err_slots:
-	vfsb_taskslots_exit();
+err_sections:
+	vfsb_sections_exit();
 err_wq:
-	destroy_workqueue(vfsb_wq);
+	if (vfsb_barrier_wq)
+		destroy_workqueue(vfsb_barrier_wq);
+	if (vfsb_wq)
+		destroy_workqueue(vfsb_wq);
 	return ret;
 }
 
@@ -48,12 +56,12 @@ err_wq:
  */
 static void __exit vfsb_exit(void)
 {
-	vfsb_dev_exit();
-	vfsb_hooks_exit();
+	vfsb_device_exit();
+	vfsb_hookreg_exit();
+	destroy_workqueue(vfsb_barrier_wq);
 	destroy_workqueue(vfsb_wq);
-	vfsb_sbtrack_exit();
-	vfsb_aio_exit();
-	vfsb_taskslots_exit();
+	vfsb_tracking_exit();
+	vfsb_sections_exit();
 	pr_info("vfsbarrier unloaded\n");
 }
 

@@ -5,43 +5,59 @@
  * Each subscribed opener has one ring of variable-size records. Writers
  * (the emission hooks, atomic context) take the ring's spinlock, copy
  * one record in or, when it does not fit, count it as lost; they never
- * wait for the reader. A loss is reported in place: before the next
- * record that fits, an OVERFLOW record tells how many were lost and on
- * which filesystems. The reader takes whole records out under the same
- * lock into a bounce buffer and copies them to user space after.
+ * wait for the reader and never write below the head. The reader alone
+ * moves the tail, so the records between tail and head do not change
+ * under it: it copies them to user space without the spinlock (writers
+ * are never held up by a slow or faulting read) and moves the tail only
+ * once they are copied (a read that faults loses nothing).
+ *
+ * Notices: a loss, and a change that no section covered, are not records
+ * of their own when they happen (the ring may be full, and one unfenced
+ * write after another would flood it); they are counted in the ring and
+ * written out, as an OVERFLOW and then one RESCAN record per filesystem,
+ * before the next record that fits, or when the reader finds the ring
+ * otherwise empty. Nothing is lost silently.
  *
  * Emitters reach rings through each tracked superblock's RCU list of
- * links; release unlinks, waits for RCU, then frees the ring.
+ * links (vfsb_ring_link()); release unlinks, waits for RCU, then frees
+ * the ring.
  */
+#include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
-#include <linux/random.h>
 #include <linux/rculist.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
-#include <uapi/linux/vfsbarrier.h>
 
-#include "records.h"
+#include "ring.h"
+#include "tracking.h"
 
 #define VFSB_LOST_DEVS		8
+#define VFSB_RESCAN_DEVS	8
 #define VFSB_COALESCE_BITS	12
 #define VFSB_COALESCE_PROBES	8
 
 struct vfsb_coalesce_ent {
-	u64 key;
+	struct vfsb_ckey key;
 	u64 epoch;
 };
 
 /* What makes two data-write records say the same thing. */
 struct vfsb_data_key {
-	u32 dev;
-	u32 reasons;
 	u64 ino;
 	u64 offset;
 	u64 length;
+	u32 dev;
+	u32 flags;
+};
+
+struct vfsb_rescan_note {
+	u32 dev;
+	u32 why;		/* VFSB_RESCAN_* */
+	u64 count;
 };
 
 struct vfsb_ring {
@@ -55,20 +71,18 @@ struct vfsb_ring {
 	u32 lost_devs[VFSB_LOST_DEVS];
 	u32 nr_lost_devs;
 	bool lost_more_devs;
+	struct vfsb_rescan_note rescan[VFSB_RESCAN_DEVS];
+	u32 nr_rescan;
 	u32 reasons;
 	u32 flags;
 	u64 epoch;			/* coalescing: bumped by the owner's barriers */
 	u64 last_pos;			/* where the last stored record starts */
+	bool last_is_data;
 	struct vfsb_data_key last_data;	/* and, if a data write, what it said */
 	struct vfsb_coalesce_ent *cset;
 	wait_queue_head_t *wq;
 };
 
-/*
- * Rings in existence: without subscribers emission costs one load. (Not
- * a static key: patching the module's own text while its hooks run
- * oopsed on 6.12, and the hooks are absent when nothing is watched.)
- */
 atomic_t vfsb_nr_rings = ATOMIC_INIT(0);
 
 static u64 vfsb_ring_used(const struct vfsb_ring *r)
@@ -95,10 +109,28 @@ static void vfsb_ring_copy_out(struct vfsb_ring *r, u64 pos, void *dst, u32 len)
 	memcpy(dst + first, r->buf, len - first);
 }
 
+/* ---- notices: OVERFLOW and RESCAN records ---- */
+
 static u32 vfsb_overflow_size(const struct vfsb_ring *r)
 {
+	if (!r->lost)
+		return 0;
 	return sizeof(struct vfsb_record) + sizeof(struct vfsb_rec_item) +
 	       ALIGN(r->nr_lost_devs * sizeof(u32), 8);
+}
+
+static u32 vfsb_notices_size(const struct vfsb_ring *r)
+{
+	return vfsb_overflow_size(r) + r->nr_rescan * sizeof(struct vfsb_record);
+}
+
+static void vfsb_notice_header(struct vfsb_ring *r, struct vfsb_record *rec,
+			       u16 type, u32 size)
+{
+	rec->size = size;
+	rec->type = type;
+	rec->header_size = sizeof(*rec);
+	rec->time_ns = ktime_get_ns();
 }
 
 /* Writes the pending OVERFLOW record; the caller checked the space. */
@@ -111,11 +143,8 @@ static void vfsb_ring_put_overflow(struct vfsb_ring *r)
 	} ov = { };
 	u32 size = vfsb_overflow_size(r);
 
-	ov.rec.size = size;
-	ov.rec.type = VFSB_REC_OVERFLOW;
-	ov.rec.header_size = sizeof(ov.rec);
+	vfsb_notice_header(r, &ov.rec, VFSB_REC_OVERFLOW, size);
 	ov.rec.seq = r->seq;	/* the last lost one */
-	ov.rec.time_ns = ktime_get_ns();
 	ov.rec.lost = r->lost;
 	ov.rec.flags = r->lost_more_devs ? VFSB_RECF_MORE_DEVS : 0;
 	ov.rec.dev = r->nr_lost_devs ? r->lost_devs[0] : 0;
@@ -127,6 +156,41 @@ static void vfsb_ring_put_overflow(struct vfsb_ring *r)
 	r->lost = 0;
 	r->nr_lost_devs = 0;
 	r->lost_more_devs = false;
+}
+
+static void vfsb_ring_put_rescans(struct vfsb_ring *r)
+{
+	struct vfsb_record rec;
+	u32 i;
+
+	for (i = 0; i < r->nr_rescan; i++) {
+		memset(&rec, 0, sizeof(rec));
+		vfsb_notice_header(r, &rec, VFSB_REC_RESCAN, sizeof(rec));
+		rec.seq = ++r->seq;
+		rec.dev = r->rescan[i].dev;
+		rec.reasons = r->rescan[i].why;
+		rec.lost = r->rescan[i].count;
+		vfsb_ring_copy_in(r, &rec, sizeof(rec));
+	}
+	r->nr_rescan = 0;
+}
+
+/*
+ * Writes out what is pending if it fits with need bytes more behind it.
+ * False: it does not (nothing written).
+ */
+static bool vfsb_ring_flush_notices(struct vfsb_ring *r, u32 need)
+{
+	u32 size = vfsb_notices_size(r);
+
+	if (!size)
+		return true;
+	if (r->size - vfsb_ring_used(r) < size + need)
+		return false;
+	if (r->lost)
+		vfsb_ring_put_overflow(r);
+	vfsb_ring_put_rescans(r);
+	return true;
 }
 
 static void vfsb_ring_note_lost(struct vfsb_ring *r, u32 dev)
@@ -143,18 +207,63 @@ static void vfsb_ring_note_lost(struct vfsb_ring *r, u32 dev)
 		r->lost_more_devs = true;
 }
 
-/* True when (key) was already delivered in this epoch; else remembers it. */
-static bool vfsb_ring_coalesced(struct vfsb_ring *r, u64 key)
+static void vfsb_ring_wake(struct vfsb_ring *r)
 {
-	u32 i, pos, h = hash_64(key, VFSB_COALESCE_BITS);
+	if (wq_has_sleeper(r->wq))
+		wake_up_interruptible_poll(r->wq, EPOLLIN | EPOLLRDNORM);
+}
 
+/*
+ * Something on dev changed, or may have, outside a section: note it for
+ * a RESCAN record. With more filesystems pending than the notes hold,
+ * the event counts as a lost record of dev instead: an OVERFLOW naming
+ * dev says "rescan it" too.
+ */
+void vfsb_ring_note_rescan(struct vfsb_ring *r, u32 dev, u32 why)
+{
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&r->lock, flags);
+	for (i = 0; i < r->nr_rescan; i++)
+		if (r->rescan[i].dev == dev)
+			break;
+	if (i < r->nr_rescan) {
+		r->rescan[i].why |= why;
+		r->rescan[i].count++;
+	} else if (i < VFSB_RESCAN_DEVS) {
+		r->rescan[i].dev = dev;
+		r->rescan[i].why = why;
+		r->rescan[i].count = 1;
+		r->nr_rescan++;
+	} else {
+		r->seq++;
+		vfsb_ring_note_lost(r, dev);
+	}
+	spin_unlock_irqrestore(&r->lock, flags);
+	vfsb_ring_wake(r);
+}
+
+/* ---- coalescing ---- */
+
+/* True when key was already delivered in this epoch; else remembers it. */
+static bool vfsb_ring_coalesced(struct vfsb_ring *r, const struct vfsb_ckey *key)
+{
+	u32 i, pos, h;
+
+	h = hash_64(key->parent_ino ^ ((u64)key->dev << 32) ^
+		    ((u64)key->parent_gen << 16) ^ key->reasons,
+		    VFSB_COALESCE_BITS);
 	for (i = 0; i < VFSB_COALESCE_PROBES; i++) {
+		struct vfsb_coalesce_ent *e;
+
 		pos = (h + i) & (BIT(VFSB_COALESCE_BITS) - 1);
-		if (r->cset[pos].epoch == r->epoch && r->cset[pos].key == key)
+		e = &r->cset[pos];
+		if (e->epoch == r->epoch && !memcmp(&e->key, key, sizeof(*key)))
 			return true;
-		if (r->cset[pos].epoch != r->epoch) {
-			r->cset[pos].key = key;
-			r->cset[pos].epoch = r->epoch;
+		if (e->epoch != r->epoch) {
+			e->key = *key;
+			e->epoch = r->epoch;
 			return false;
 		}
 	}
@@ -165,28 +274,33 @@ static bool vfsb_ring_coalesced(struct vfsb_ring *r, u64 key)
  * One data write can pass rw_verify_area() several times (sendfile:
  * do_sendfile, do_splice_direct, then vfs_iter_write; an io_uring write
  * retried from io-wq after -EAGAIN). A record saying exactly what the
- * previous one says is dropped while that one is still unread: the
- * reader's barrier after reading it covers the repeat too, whose section
- * began before it was emitted. Called with r->lock held.
+ * previous one says is merged into it (not stored, no sequence number,
+ * counted as merged) while that one is still unread: the reader's
+ * barrier after reading it covers the repeat too, whose section began
+ * before it was emitted. Called with r->lock held.
  */
 static void vfsb_data_key(const struct vfsb_record *rec,
 			  struct vfsb_data_key *k)
 {
 	memset(k, 0, sizeof(*k));
-	if (rec->reasons != VFSB_R_DATA_WRITE)
-		return;	/* all zero: matches no data write */
 	k->dev = rec->dev;
-	k->reasons = rec->reasons;
 	k->ino = rec->ino;
 	k->offset = rec->offset;
 	k->length = rec->length;
+	k->flags = rec->flags;
+}
+
+static bool vfsb_is_data(const struct vfsb_record *rec)
+{
+	return rec->type == VFSB_REC_CHANGE &&
+	       rec->reasons == VFSB_R_DATA_WRITE;
 }
 
 static bool vfsb_ring_repeat(struct vfsb_ring *r, const struct vfsb_record *rec)
 {
 	struct vfsb_data_key k;
 
-	if (rec->reasons != VFSB_R_DATA_WRITE || r->head == r->last_pos ||
+	if (!vfsb_is_data(rec) || !r->last_is_data || r->head == r->last_pos ||
 	    r->tail > r->last_pos)
 		return false;
 	vfsb_data_key(rec, &k);
@@ -194,66 +308,78 @@ static bool vfsb_ring_repeat(struct vfsb_ring *r, const struct vfsb_record *rec)
 }
 
 /*
- * Offers one record (its seq is filled in here) to a ring. Returns
- * VFSB_PUSH_{STORED,FILTERED,LOST}.
+ * Offers one record (its seq is filled in here) to a ring. key: the
+ * coalescing key of a CHANGE record (NULL for other types, which are
+ * never filtered).
  */
-int vfsb_ring_push(struct vfsb_ring *r, struct vfsb_record *rec, u64 ckey)
+enum vfsb_push vfsb_ring_push(struct vfsb_ring *r, struct vfsb_record *rec,
+			      const struct vfsb_ckey *key)
 {
+	enum vfsb_push ret = VFSB_PUSH_STORED;
 	unsigned long flags;
-	int ret = VFSB_PUSH_STORED;
-	u64 room;
 
-	if (r->reasons && !(rec->reasons & r->reasons))
+	if (key && r->reasons && !(rec->reasons & r->reasons))
 		return VFSB_PUSH_FILTERED;
 	spin_lock_irqsave(&r->lock, flags);
-	if ((r->flags & VFSB_SUB_COALESCE) && vfsb_ring_coalesced(r, ckey)) {
-		spin_unlock_irqrestore(&r->lock, flags);
-		return VFSB_PUSH_FILTERED;
+	if (key && (r->flags & VFSB_SUB_COALESCE) && vfsb_ring_coalesced(r, key)) {
+		ret = VFSB_PUSH_FILTERED;
+		goto out;
 	}
-	if (!r->lost && vfsb_ring_repeat(r, rec)) {
-		spin_unlock_irqrestore(&r->lock, flags);
-		return VFSB_PUSH_FILTERED;
+	if (!vfsb_notices_size(r) && vfsb_ring_repeat(r, rec)) {
+		ret = VFSB_PUSH_MERGED;
+		goto out;
 	}
-	room = r->size - vfsb_ring_used(r);
-	if (r->lost && room >= vfsb_overflow_size(r) + rec->size) {
-		vfsb_ring_put_overflow(r);
-		room = r->size - vfsb_ring_used(r);
-	}
-	rec->seq = ++r->seq;
-	if (!r->lost && room >= rec->size) {
-		r->last_pos = r->head;
-		vfsb_data_key(rec, &r->last_data);
-		vfsb_ring_copy_in(r, rec, rec->size);
-	} else {
+	if (!vfsb_ring_flush_notices(r, rec->size) ||
+	    r->size - vfsb_ring_used(r) < rec->size) {
+		rec->seq = ++r->seq;
 		vfsb_ring_note_lost(r, rec->dev);
 		ret = VFSB_PUSH_LOST;
+		goto out;
 	}
+	rec->seq = ++r->seq;
+	r->last_pos = r->head;
+	r->last_is_data = vfsb_is_data(rec);
+	if (r->last_is_data)
+		vfsb_data_key(rec, &r->last_data);
+	vfsb_ring_copy_in(r, rec, rec->size);
+out:
 	spin_unlock_irqrestore(&r->lock, flags);
-	if (ret == VFSB_PUSH_STORED && wq_has_sleeper(r->wq))
-		wake_up_interruptible_poll(r->wq, EPOLLIN | EPOLLRDNORM);
+	if (ret == VFSB_PUSH_STORED)
+		vfsb_ring_wake(r);
 	return ret;
 }
 
-/* Something to read: records, or a loss still to be reported. */
+/* Something to read: records, or a notice still to be written out. */
 bool vfsb_ring_readable(struct vfsb_ring *r)
 {
-	return READ_ONCE(r->head) != READ_ONCE(r->tail) || READ_ONCE(r->lost);
+	return READ_ONCE(r->head) != READ_ONCE(r->tail) ||
+	       READ_ONCE(r->lost) || READ_ONCE(r->nr_rescan);
+}
+
+/* Up to len bytes of the ring from pos, to user space (no lock held). */
+static int vfsb_ring_copy_to_user(struct vfsb_ring *r, char __user *ubuf,
+				  u64 pos, u32 len)
+{
+	u32 off = pos & (r->size - 1);
+	u32 first = min(len, r->size - off);
+
+	if (copy_to_user(ubuf, r->buf + off, first) ||
+	    copy_to_user(ubuf + first, r->buf, len - first))
+		return -EFAULT;
+	return 0;
 }
 
 /*
  * Whole records into ubuf. They leave the ring only once copied: a
- * reader that gets -EFAULT finds them still there. The bounce buffer is
- * sized to what is in the ring when the read starts, not to count (a
- * 1 MiB read that finds one record allocates a few hundred bytes).
+ * reader that gets -EFAULT finds them still there.
  */
 ssize_t vfsb_ring_read(struct vfsb_ring *r, char __user *ubuf, size_t count,
 		       bool nonblock)
 {
 	size_t want = min_t(size_t, count, r->size);
-	u32 total = 0, rsize;
 	unsigned long flags;
-	char *bounce = NULL;
-	u64 avail;
+	u64 head, tail;
+	u32 total = 0, rsize;
 	ssize_t ret;
 
 	if (count < sizeof(struct vfsb_record))
@@ -266,12 +392,13 @@ ssize_t vfsb_ring_read(struct vfsb_ring *r, char __user *ubuf, size_t count,
 	}
 	for (;;) {
 		spin_lock_irqsave(&r->lock, flags);
-		/* a loss with nothing after it yet is reported now */
-		if (r->head == r->tail && r->lost)
-			vfsb_ring_put_overflow(r);
-		avail = r->head - r->tail;
+		/* notices with nothing after them yet are written now */
+		if (r->head == r->tail)
+			vfsb_ring_flush_notices(r, 0);
+		head = r->head;
+		tail = r->tail;
 		spin_unlock_irqrestore(&r->lock, flags);
-		if (avail)
+		if (head != tail)
 			break;
 		if (nonblock) {
 			ret = -EAGAIN;
@@ -281,36 +408,28 @@ ssize_t vfsb_ring_read(struct vfsb_ring *r, char __user *ubuf, size_t count,
 		if (ret)
 			goto out;
 	}
-	want = min_t(u64, want, avail);
-	bounce = kvmalloc(want, GFP_KERNEL);
-	if (!bounce) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	/* whole records only; the tail is ours alone (read_lock) */
-	spin_lock_irqsave(&r->lock, flags);
-	while (r->tail + total < r->head) {
-		vfsb_ring_copy_out(r, r->tail + total, &rsize, sizeof(rsize));
+	/*
+	 * [tail, head) is stable: writers append beyond head, and only
+	 * this (mutex-holding) reader moves the tail.
+	 */
+	while (tail + total < head) {
+		vfsb_ring_copy_out(r, tail + total, &rsize, sizeof(rsize));
 		if (total + rsize > want)
 			break;
-		vfsb_ring_copy_out(r, r->tail + total, bounce + total, rsize);
 		total += rsize;
 	}
-	spin_unlock_irqrestore(&r->lock, flags);
 	if (!total) {
 		ret = -EINVAL;	/* the buffer cannot hold the next record */
 		goto out;
 	}
-	if (copy_to_user(ubuf, bounce, total)) {
-		ret = -EFAULT;
+	ret = vfsb_ring_copy_to_user(r, ubuf, tail, total);
+	if (ret)
 		goto out;
-	}
 	spin_lock_irqsave(&r->lock, flags);
 	r->tail += total;
 	spin_unlock_irqrestore(&r->lock, flags);
 	ret = total;
 out:
-	kvfree(bounce);
 	mutex_unlock(&r->read_lock);
 	return ret;
 }
@@ -341,6 +460,7 @@ struct vfsb_ring *vfsb_ring_alloc(const struct vfsb_subscribe *sub,
 		r->cset = kvcalloc(BIT(VFSB_COALESCE_BITS), sizeof(*r->cset),
 				   GFP_KERNEL_ACCOUNT);
 	if (!r->buf || ((sub->flags & VFSB_SUB_COALESCE) && !r->cset)) {
+		kvfree(r->cset);
 		kvfree(r->buf);
 		kfree(r);
 		return ERR_PTR(-ENOMEM);
@@ -367,7 +487,28 @@ void vfsb_ring_free(struct vfsb_ring *r)
 	kfree(r);
 }
 
-u64 vfsb_journal_id(void)
+/* ---- links: a ring on a tracked superblock's subscriber list ---- */
+
+int vfsb_ring_link(struct vfsb_ring *r, struct vfsb_sb *vsb,
+		   struct vfsb_sub_link **out)
 {
-	return get_random_u64();
+	struct vfsb_sub_link *l = kzalloc(sizeof(*l), GFP_KERNEL_ACCOUNT);
+
+	if (!l)
+		return -ENOMEM;
+	l->ring = r;
+	spin_lock(&vsb->subs_lock);
+	list_add_tail_rcu(&l->node, &vsb->subs);
+	spin_unlock(&vsb->subs_lock);
+	*out = l;
+	return 0;
+}
+
+/* Emitters may still see the link until a grace period has passed. */
+void vfsb_ring_unlink(struct vfsb_sb *vsb, struct vfsb_sub_link *l)
+{
+	spin_lock(&vsb->subs_lock);
+	list_del_rcu(&l->node);
+	spin_unlock(&vsb->subs_lock);
+	kfree_rcu(l, rcu);
 }

@@ -1,46 +1,60 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Record rings (records.c) and record emission (emit.c).
+ * A subscriber's record ring, and the links that put it on the tracked
+ * superblocks it hears about.
  */
-#ifndef VFSB_RECORDS_H
-#define VFSB_RECORDS_H
+#ifndef VFSB_RING_H
+#define VFSB_RING_H
 
-#include <linux/fs.h>
-#include <linux/atomic.h>
+#include <linux/types.h>
 #include <linux/wait.h>
 #include <uapi/linux/vfsbarrier.h>
 
 struct vfsb_ring;
+struct vfsb_sb;
 
-enum { VFSB_PUSH_STORED, VFSB_PUSH_FILTERED, VFSB_PUSH_LOST };
+/* What makes two CHANGE records the same for coalescing. */
+struct vfsb_ckey {
+	u64 parent_ino;
+	u32 parent_gen;
+	u32 dev;
+	u32 reasons;
+	u32 pad;		/* zero: the key is hashed and compared whole */
+};
 
+enum vfsb_push {
+	VFSB_PUSH_STORED,
+	VFSB_PUSH_FILTERED,	/* not wanted, or coalesced */
+	VFSB_PUSH_MERGED,	/* repeats the unread previous data write */
+	VFSB_PUSH_LOST,
+};
+
+/* Rings in existence: without subscribers emission costs one load. */
 extern atomic_t vfsb_nr_rings;
 
 struct vfsb_ring *vfsb_ring_alloc(const struct vfsb_subscribe *sub,
 				  wait_queue_head_t *wq);
 void vfsb_ring_free(struct vfsb_ring *r);
-int vfsb_ring_push(struct vfsb_ring *r, struct vfsb_record *rec, u64 ckey);
+enum vfsb_push vfsb_ring_push(struct vfsb_ring *r, struct vfsb_record *rec,
+			      const struct vfsb_ckey *key);
+void vfsb_ring_note_rescan(struct vfsb_ring *r, u32 dev, u32 why);
 bool vfsb_ring_readable(struct vfsb_ring *r);
 ssize_t vfsb_ring_read(struct vfsb_ring *r, char __user *ubuf, size_t count,
 		       bool nonblock);
 void vfsb_ring_new_epoch(struct vfsb_ring *r);
-u64 vfsb_journal_id(void);
 
-/* What the emission hooks saw; emit.c turns it into a record. */
-struct vfsb_event {
-	u32 reasons;
-	u32 flags;			/* VFSB_RECF_* known by the caller */
-	struct inode *dir;		/* parent directory, or NULL: derive */
-	const struct qstr *name;	/* entry name, or NULL */
-	struct inode *inode;		/* the object, or NULL (not yet) */
-	struct dentry *dentry;		/* for the parent of a data write */
-	u64 cookie;
-	u64 offset;
-	u64 length;
+/*
+ * A ring's place on one tracked superblock's subscriber list (RCU:
+ * emitters walk it). One per (watch, ring).
+ */
+struct vfsb_sub_link {
+	struct list_head node;
+	struct vfsb_ring *ring;
+	struct rcu_head rcu;
 };
 
-void vfsb_emit(struct super_block *sb, const struct vfsb_event *ev);
-int vfsb_emit_init(void);
-void vfsb_emit_exit(void);
+int vfsb_ring_link(struct vfsb_ring *r, struct vfsb_sb *vsb,
+		   struct vfsb_sub_link **out);
+void vfsb_ring_unlink(struct vfsb_sb *vsb, struct vfsb_sub_link *l);
 
-#endif /* VFSB_RECORDS_H */
+#endif /* VFSB_RING_H */

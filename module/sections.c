@@ -1,131 +1,549 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Sections that outlive one function call: mnt_want_write*() opens one,
- * the matching mnt_drop_write*() closes it, in the same task. The SRCU
- * index has to travel between the two, and task_struct has no room for
- * it, so each task that holds such sections borrows a slot from a table
- * allocated at load time: the write path never allocates. When no slot
- * is free the write is not bracketed and counted as missed.
+ * Write sections, and where each one is kept while it lasts.
  *
- * Only the owning task touches a claimed slot; claiming is a cmpxchg on
- * the owner pointer. Lookup scans a short window of owner pointers
- * (one cache line) from the task's hash position.
+ * A section is an SRCU read-side section of a tracked superblock; its
+ * index has to reach whoever ends it. Three places keep it:
+ *  - the stack of a wrapper that runs the hooked call (hooks.c): exact,
+ *    and free of any limit;
+ *  - the task that holds it (struct vfsb_task, below), for sections that
+ *    outlive one callback: write access (mnt_want_write*() to
+ *    mnt_drop_write*()), a call whose return only a return probe sees,
+ *    and a call that ends at the task's return to user space (task work);
+ *  - the request of an async write (the kiocb), until it completes.
+ * Task and async entries are allocated as needed, so no number of
+ * writers in flight runs out of room. An allocation can still fail: the
+ * write then goes on unbracketed, and every subscriber of its filesystem
+ * gets a RESCAN record, never silence.
+ *
+ * Whatever keeps it, the task that runs the operation is marked as
+ * holding a section of that superblock while it runs it: the emission
+ * hooks check that mark, so a record announced outside any section is
+ * flagged for what it is (VFSB_RECF_UNFENCED).
  */
-#include <linux/bits.h>
+
 #include <linux/hash.h>
+#include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/task_work.h>
+#include <uapi/linux/vfsbarrier.h>
 
-#include "vfsb.h"
+#include "emit.h"
+#include "sections.h"
+#include "tracking.h"
 
-#define VFSB_SLOT_BITS	10
-#define VFSB_SLOTS	BIT(VFSB_SLOT_BITS)
-#define VFSB_WINDOW	8
-#define VFSB_NEST	8	/* overlayfs nests two; leave room */
+/*
+ * Sections one task holds at once: nesting, not load (overlayfs holds
+ * two, a rename on overlayfs a few more). Beyond: unbracketed, RESCAN.
+ */
+#define VFSB_TASK_HELD		16
+#define VFSB_TASK_HASH_BITS	10
+#define VFSB_ASYNC_HASH_BITS	10
 
-struct vfsb_slot {
-	unsigned int depth;
-	struct vfsb_section held[VFSB_NEST];
+/*
+ * Test knob: fail the next N allocations of section bookkeeping, so the
+ * suite can show what a consumer sees when one fails.
+ */
+static int fail_alloc;
+module_param(fail_alloc, int, 0600);
+MODULE_PARM_DESC(fail_alloc, "for tests: fail the next N section allocations");
+
+static bool vfsb_fail_injected(void)
+{
+	int n = READ_ONCE(fail_alloc);
+
+	while (n > 0) {
+		int old = cmpxchg(&fail_alloc, n, n - 1);
+
+		if (old == n)
+			return true;
+		n = old;
+	}
+	return false;
+}
+
+/* ---- sections ---- */
+
+/* Enters s->vsb's SRCU; the caller is in the RCU section of its lookup. */
+static void vfsb_section_enter(struct vfsb_section *s, bool async)
+{
+	struct vfsb_sb *vsb = s->vsb;
+
+	s->async = async;
+	s->idx = async ? vfsb_srcu_down_read(&vsb->srcu) :
+			 srcu_read_lock(&vsb->srcu);
+	/* for sparse: the section is the caller's now, not ours */
+	__release(&vsb->srcu);
+	this_cpu_inc(vsb->pcpu->begun);
+}
+
+bool vfsb_section_begin(struct super_block *sb, struct vfsb_section *s,
+			bool async)
+{
+	bool ok = false;
+
+	if (!atomic_read(&vfsb_nr_tracked) || !sb)
+		return false;
+	rcu_read_lock();
+	s->vsb = vfsb_tracking_lookup_rcu(sb);
+	if (s->vsb) {
+		vfsb_section_enter(s, async);
+		ok = true;
+	}
+	rcu_read_unlock();
+	return ok;
+}
+
+/* Ends a section begun by vfsb_section_begin(), maybe in another call. */
+void vfsb_section_end(const struct vfsb_section *s)
+{
+	/* for sparse: the section handed out by vfsb_section_begin() */
+	__acquire(&s->vsb->srcu);
+	/* count first: after the unlock the tracking may be freed */
+	this_cpu_inc(s->vsb->pcpu->ended);
+	if (s->async)
+		vfsb_srcu_up_read(&s->vsb->srcu, s->idx);
+	else
+		srcu_read_unlock(&s->vsb->srcu, s->idx);
+}
+
+/* A write on vsb that could not be bracketed: count it, tell everyone. */
+void vfsb_section_missed(struct vfsb_sb *vsb, u32 why)
+{
+	atomic64_inc(&vsb->missed);
+	vfsb_emit_rescan(vsb, why);
+}
+
+/* ---- sections a task holds ---- */
+
+struct vfsb_held {
+	struct vfsb_section s;
+	enum vfsb_hold kind;
+	const void *key;		/* VFSB_HOLD_SUBMIT: the request */
 };
 
-static struct task_struct **vfsb_slot_owner;
-static struct vfsb_slot *vfsb_slots;
-static atomic_t vfsb_slots_used = ATOMIC_INIT(0);
+struct vfsb_task {
+	struct hlist_node node;		/* bucket, under its lock */
+	struct task_struct *task;	/* immutable while hashed */
+	/* below: touched by the owning task only */
+	unsigned int nr;
+	bool work_queued;
+	struct callback_head work;
+	struct vfsb_held held[VFSB_TASK_HELD];
+};
 
-int vfsb_taskslots_init(void)
+static struct vfsb_task_bucket {
+	spinlock_t lock;		/* head, and hashing of entries */
+	struct hlist_head head;
+} vfsb_task_hash[1 << VFSB_TASK_HASH_BITS];
+
+static struct kmem_cache *vfsb_task_cache;
+static atomic_t vfsb_nr_tasks = ATOMIC_INIT(0);
+
+static struct vfsb_task_bucket *vfsb_task_bucket(void)
 {
-	vfsb_slot_owner = kcalloc(VFSB_SLOTS, sizeof(*vfsb_slot_owner),
-				  GFP_KERNEL);
-	vfsb_slots = kcalloc(VFSB_SLOTS, sizeof(*vfsb_slots), GFP_KERNEL);
-	if (!vfsb_slot_owner || !vfsb_slots) {
-		vfsb_taskslots_exit();
+	return &vfsb_task_hash[hash_ptr(current, VFSB_TASK_HASH_BITS)];
+}
+
+/* This task's entry, or NULL. Only the owner adds or removes it. */
+static struct vfsb_task *vfsb_task_find(void)
+{
+	struct vfsb_task_bucket *b;
+	struct vfsb_task *t;
+
+	if (!atomic_read(&vfsb_nr_tasks))
+		return NULL;
+	b = vfsb_task_bucket();
+	spin_lock(&b->lock);
+	hlist_for_each_entry(t, &b->head, node)
+		if (t->task == current)
+			break;
+	spin_unlock(&b->lock);
+	return t;
+}
+
+static struct vfsb_task *vfsb_task_get_or_add(void)
+{
+	struct vfsb_task *t = vfsb_task_find();
+	struct vfsb_task_bucket *b;
+
+	if (t)
+		return t;
+	if (vfsb_fail_injected())
+		return NULL;
+	t = kmem_cache_zalloc(vfsb_task_cache, GFP_NOWAIT | __GFP_NOWARN);
+	if (!t)
+		return NULL;
+	t->task = current;
+	b = vfsb_task_bucket();
+	spin_lock(&b->lock);
+	hlist_add_head(&t->node, &b->head);
+	spin_unlock(&b->lock);
+	atomic_inc(&vfsb_nr_tasks);
+	return t;
+}
+
+/* Drops the entry once it holds nothing and no task work is queued. */
+static void vfsb_task_put(struct vfsb_task *t)
+{
+	struct vfsb_task_bucket *b;
+
+	if (t->nr || t->work_queued)
+		return;
+	b = vfsb_task_bucket();
+	spin_lock(&b->lock);
+	hlist_del(&t->node);
+	spin_unlock(&b->lock);
+	atomic_dec(&vfsb_nr_tasks);
+	kmem_cache_free(vfsb_task_cache, t);
+}
+
+static int vfsb_task_push(const struct vfsb_section *s, enum vfsb_hold kind,
+			  const void *key)
+{
+	struct vfsb_task *t = vfsb_task_get_or_add();
+
+	if (!t)
+		return -ENOMEM;
+	if (t->nr == VFSB_TASK_HELD) {
+		vfsb_task_put(t);
+		return -E2BIG;
+	}
+	t->held[t->nr].s = *s;
+	t->held[t->nr].kind = kind;
+	t->held[t->nr].key = key;
+	t->nr++;
+	return 0;
+}
+
+/*
+ * Keeps section s in this task until vfsb_task_release() of the same
+ * kind (ACCESS), vfsb_task_unmark() (MARK). On failure the caller still
+ * owns s.
+ */
+int vfsb_task_hold(const struct vfsb_section *s, enum vfsb_hold kind)
+{
+	return vfsb_task_push(s, kind, NULL);
+}
+
+static void vfsb_task_drop(struct vfsb_task *t, unsigned int i)
+{
+	for (; i + 1 < t->nr; i++)
+		t->held[i] = t->held[i + 1];
+	t->nr--;
+}
+
+/* Takes the innermost section of that kind this task holds on sb. */
+bool vfsb_task_release(struct super_block *sb, enum vfsb_hold kind,
+		       struct vfsb_section *s)
+{
+	struct vfsb_task *t = vfsb_task_find();
+	int i;
+
+	if (!t)
+		return false;
+	for (i = t->nr - 1; i >= 0; i--) {
+		if (t->held[i].kind != kind || t->held[i].s.vsb->sb != sb)
+			continue;
+		*s = t->held[i].s;
+		vfsb_task_drop(t, i);
+		vfsb_task_put(t);
+		return true;
+	}
+	return false;
+}
+
+/* Drops the innermost entry that matches; by pointers only (see below). */
+static bool vfsb_task_forget(enum vfsb_hold kind, const struct vfsb_sb *vsb,
+			     const void *key)
+{
+	struct vfsb_task *t = vfsb_task_find();
+	int i;
+
+	if (!t)
+		return false;
+	for (i = t->nr - 1; i >= 0; i--) {
+		if (t->held[i].kind == kind &&
+		    (key ? t->held[i].key == key : t->held[i].s.vsb == vsb)) {
+			vfsb_task_drop(t, i);
+			vfsb_task_put(t);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Drops the innermost mark of vsb. By pointer only: a mark owns no
+ * section, and the tracking behind it is compared, never read.
+ */
+void vfsb_task_unmark(const struct vfsb_sb *vsb)
+{
+	vfsb_task_forget(VFSB_HOLD_MARK, vsb, NULL);
+}
+
+/* Whether this task is inside a section of vsb: may it announce? */
+bool vfsb_task_covers(const struct vfsb_sb *vsb)
+{
+	struct vfsb_task *t = vfsb_task_find();
+	unsigned int i;
+
+	if (!t)
+		return false;
+	for (i = 0; i < t->nr; i++)
+		if (t->held[i].s.vsb == vsb)
+			return true;
+	return false;
+}
+
+/*
+ * Return to user space (or task exit; io-wq workers before their next
+ * item): the sections of the syscall end. A submission still marked here
+ * had no return probe instance: whether its write was queued is not
+ * known, so its section ends now and its filesystem gets a RESCAN record.
+ */
+static void vfsb_task_work_fn(struct callback_head *work)
+{
+	struct vfsb_task *t = container_of(work, struct vfsb_task, work);
+	struct vfsb_section s;
+	unsigned int i = 0;
+
+	t->work_queued = false;
+	while (i < t->nr) {
+		struct vfsb_held *h = &t->held[i];
+
+		if (h->kind == VFSB_HOLD_SYSCALL) {
+			vfsb_section_end(&h->s);
+		} else if (h->kind == VFSB_HOLD_SUBMIT) {
+			if (vfsb_async_untrack(h->key, &s, NULL)) {
+				vfsb_section_missed(s.vsb, VFSB_RESCAN_NO_RETURN);
+				vfsb_section_end(&s);
+			}
+		} else {
+			i++;
+			continue;
+		}
+		vfsb_task_drop(t, i);
+	}
+	vfsb_task_put(t);
+}
+
+static int vfsb_task_arm_work(struct vfsb_task *t)
+{
+	if (t->work_queued)
+		return 0;
+	init_task_work(&t->work, vfsb_task_work_fn);
+	/* exiting: nothing would run it */
+	if (task_work_add(current, &t->work, TWA_RESUME))
+		return -ESRCH;
+	t->work_queued = true;
+	return 0;
+}
+
+static u32 vfsb_hold_why(int err)
+{
+	return err == -E2BIG ? VFSB_RESCAN_NESTING :
+	       err == -ESRCH ? VFSB_RESCAN_NO_RETURN : VFSB_RESCAN_NO_MEMORY;
+}
+
+/*
+ * Pushes s, which ends at the task's return to user space, or at a
+ * return probe or the task work after it; arms the task work. On
+ * failure the caller still owns s.
+ */
+static int vfsb_task_push_armed(const struct vfsb_section *s,
+				enum vfsb_hold kind, const void *key)
+{
+	struct vfsb_task *t;
+	int ret;
+
+	/* kernel threads never return to user space nor run task work */
+	if (current->flags & PF_KTHREAD)
+		return -ESRCH;
+	ret = vfsb_task_push(s, kind, key);
+	if (ret)
+		return ret;
+	t = vfsb_task_find();
+	ret = vfsb_task_arm_work(t);
+	if (ret)
+		vfsb_task_forget(kind, s->vsb, key);
+	return ret;
+}
+
+/*
+ * A change is about to be announced on sb: make sure a section of sb
+ * covers it. Write access, a wrapper or a submission usually opened one
+ * already; if not (write(2) and the other syscall paths whose return
+ * only a return probe would see; an operation that began before the
+ * watch), one opens now and lasts until the syscall returns: at most a
+ * few instructions after the change on a syscall path. A kernel thread
+ * never returns to user space: its change goes on unbracketed, and its
+ * filesystem gets a RESCAN record.
+ */
+void vfsb_task_ensure_cover(struct super_block *sb)
+{
+	struct vfsb_section s;
+	bool covered;
+	int ret;
+
+	if (!atomic_read(&vfsb_nr_tracked) || !sb)
+		return;
+	rcu_read_lock();
+	s.vsb = vfsb_tracking_lookup_rcu(sb);
+	covered = !s.vsb || vfsb_task_covers(s.vsb);
+	if (!covered)
+		vfsb_section_enter(&s, true);
+	rcu_read_unlock();
+	if (covered)
+		return;
+	ret = vfsb_task_push_armed(&s, VFSB_HOLD_SYSCALL, NULL);
+	if (ret) {
+		vfsb_section_missed(s.vsb, vfsb_hold_why(ret));
+		vfsb_section_end(&s);
+	}
+}
+
+/*
+ * An async write is being submitted on sb; its completion calls back
+ * with key. Its section is kept under key until completion, or until
+ * the submission's return probe sees it was not queued; meanwhile the
+ * task is marked as inside it (announcements are fenced, and not taken
+ * for synchronous writes). If the return probe has no instance, the
+ * task work ends it.
+ */
+void vfsb_task_submit_begin(struct super_block *sb, const void *key)
+{
+	struct vfsb_section s;
+	int ret;
+
+	if (!vfsb_section_begin(sb, &s, true))
+		return;
+	ret = vfsb_async_track(key, &s, NULL);
+	if (!ret) {
+		ret = vfsb_task_push_armed(&s, VFSB_HOLD_SUBMIT, key);
+		if (ret && !vfsb_async_untrack(key, &s, NULL))
+			return;		/* completed meanwhile: ended */
+	}
+	if (ret) {
+		vfsb_section_missed(s.vsb, vfsb_hold_why(ret));
+		vfsb_section_end(&s);
+	}
+}
+
+/* The submission behind key returned; queued: the completion ends it. */
+void vfsb_task_submit_end(const void *key, bool queued)
+{
+	struct vfsb_section s;
+
+	vfsb_task_forget(VFSB_HOLD_SUBMIT, NULL, key);
+	if (!queued && vfsb_async_untrack(key, &s, NULL))
+		vfsb_section_end(&s);
+}
+
+/* ---- sections of async writes, by request ---- */
+
+struct vfsb_async_ent {
+	struct hlist_node node;
+	const void *key;
+	struct vfsb_section s;
+	void *priv;
+};
+
+static struct vfsb_async_bucket {
+	spinlock_t lock;	/* taken in completion (irq) context */
+	struct hlist_head head;
+} vfsb_async_hash[1 << VFSB_ASYNC_HASH_BITS];
+
+static struct kmem_cache *vfsb_async_cache;
+static atomic_t vfsb_nr_async = ATOMIC_INIT(0);
+
+static struct vfsb_async_bucket *vfsb_async_bucket(const void *key)
+{
+	return &vfsb_async_hash[hash_ptr(key, VFSB_ASYNC_HASH_BITS)];
+}
+
+/*
+ * Keeps the section of the write behind key (its kiocb) until
+ * vfsb_async_untrack() by the completion or the submission, whichever
+ * ends it: both take the entry out under the lock, so the loser finds
+ * nothing. On failure the caller still owns s.
+ */
+int vfsb_async_track(const void *key, const struct vfsb_section *s, void *priv)
+{
+	struct vfsb_async_bucket *b = vfsb_async_bucket(key);
+	struct vfsb_async_ent *e;
+	unsigned long flags;
+
+	if (vfsb_fail_injected())
+		return -ENOMEM;
+	e = kmem_cache_alloc(vfsb_async_cache, GFP_NOWAIT | __GFP_NOWARN);
+	if (!e)
+		return -ENOMEM;
+	e->key = key;
+	e->s = *s;
+	e->priv = priv;
+	spin_lock_irqsave(&b->lock, flags);
+	hlist_add_head(&e->node, &b->head);
+	atomic_inc(&vfsb_nr_async);
+	spin_unlock_irqrestore(&b->lock, flags);
+	return 0;
+}
+
+/* Takes the section of the write behind key out of the table, if there. */
+bool vfsb_async_untrack(const void *key, struct vfsb_section *s, void **priv)
+{
+	struct vfsb_async_bucket *b;
+	struct vfsb_async_ent *e;
+	unsigned long flags;
+
+	/* completions of reads and of unwatched writes: no lock taken */
+	if (!atomic_read(&vfsb_nr_async))
+		return false;
+	b = vfsb_async_bucket(key);
+	spin_lock_irqsave(&b->lock, flags);
+	hlist_for_each_entry(e, &b->head, node) {
+		if (e->key == key) {
+			hlist_del(&e->node);
+			atomic_dec(&vfsb_nr_async);
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&b->lock, flags);
+	if (!e)
+		return false;
+	*s = e->s;
+	if (priv)
+		*priv = e->priv;
+	kmem_cache_free(vfsb_async_cache, e);
+	return true;
+}
+
+int vfsb_sections_init(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(vfsb_task_hash); i++) {
+		spin_lock_init(&vfsb_task_hash[i].lock);
+		INIT_HLIST_HEAD(&vfsb_task_hash[i].head);
+	}
+	for (i = 0; i < ARRAY_SIZE(vfsb_async_hash); i++) {
+		spin_lock_init(&vfsb_async_hash[i].lock);
+		INIT_HLIST_HEAD(&vfsb_async_hash[i].head);
+	}
+	vfsb_task_cache = KMEM_CACHE(vfsb_task, 0);
+	vfsb_async_cache = KMEM_CACHE(vfsb_async_ent, 0);
+	if (!vfsb_task_cache || !vfsb_async_cache) {
+		vfsb_sections_exit();
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-void vfsb_taskslots_exit(void)
+/* Module exit: no section is left, so neither is any entry. */
+void vfsb_sections_exit(void)
 {
-	kfree(vfsb_slot_owner);
-	kfree(vfsb_slots);
-	vfsb_slot_owner = NULL;
-	vfsb_slots = NULL;
-}
-
-static unsigned int vfsb_slot_pos(unsigned int i)
-{
-	return (hash_ptr(current, VFSB_SLOT_BITS) + i) & (VFSB_SLOTS - 1);
-}
-
-static struct vfsb_slot *vfsb_slot_find(void)
-{
-	unsigned int i, pos;
-
-	for (i = 0; i < VFSB_WINDOW; i++) {
-		pos = vfsb_slot_pos(i);
-		if (READ_ONCE(vfsb_slot_owner[pos]) == current)
-			return &vfsb_slots[pos];
-	}
-	return NULL;
-}
-
-static struct vfsb_slot *vfsb_slot_claim(void)
-{
-	unsigned int i, pos;
-
-	for (i = 0; i < VFSB_WINDOW; i++) {
-		pos = vfsb_slot_pos(i);
-		if (!READ_ONCE(vfsb_slot_owner[pos]) &&
-		    !cmpxchg(&vfsb_slot_owner[pos], NULL, current)) {
-			atomic_inc(&vfsb_slots_used);
-			vfsb_slots[pos].depth = 0;
-			return &vfsb_slots[pos];
-		}
-	}
-	return NULL;
-}
-
-static void vfsb_slot_release(struct vfsb_slot *slot)
-{
-	unsigned int pos = slot - vfsb_slots;
-
-	/* the slot's contents are done with before another task claims it */
-	smp_store_release(&vfsb_slot_owner[pos], NULL);
-	atomic_dec(&vfsb_slots_used);
-}
-
-bool vfsb_task_push(const struct vfsb_section *s)
-{
-	struct vfsb_slot *slot = vfsb_slot_find();
-
-	if (!slot)
-		slot = vfsb_slot_claim();
-	if (!slot || slot->depth == VFSB_NEST)
-		return false;
-	slot->held[slot->depth++] = *s;
-	return true;
-}
-
-/* Takes the innermost section this task holds on sb, if any. */
-bool vfsb_task_pop(struct super_block *sb, struct vfsb_section *s)
-{
-	struct vfsb_slot *slot;
-	int i;
-
-	if (!atomic_read(&vfsb_slots_used))
-		return false;
-	slot = vfsb_slot_find();
-	if (!slot)
-		return false;
-	for (i = slot->depth - 1; i >= 0; i--) {
-		if (slot->held[i].vsb->sb != sb)
-			continue;
-		*s = slot->held[i];
-		for (; i < (int)slot->depth - 1; i++)
-			slot->held[i] = slot->held[i + 1];
-		if (--slot->depth == 0)
-			vfsb_slot_release(slot);
-		return true;
-	}
-	return false;
+	WARN_ON(atomic_read(&vfsb_nr_tasks) || atomic_read(&vfsb_nr_async));
+	kmem_cache_destroy(vfsb_task_cache);
+	kmem_cache_destroy(vfsb_async_cache);
 }

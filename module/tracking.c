@@ -1,20 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The table of watched superblocks and their SRCU write sections.
+ * The table of watched superblocks.
  *
  * Readers (the write hooks) look a superblock up under RCU and enter its
  * SRCU read-side section before leaving the RCU section, so a teardown
  * that first unhashes, then waits for RCU readers, then for SRCU readers,
- * can never free tracking a section still uses.
+ * can never free tracking a section still uses. The teardown waits with
+ * callbacks (call_rcu(), then call_srcu()), not in a thread: a
+ * filesystem whose writers are stuck keeps its tracking, and nothing
+ * else, until they finish.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hashtable.h>
 #include <linux/module.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 
-#include "compat.h"
+#include "barrier.h"
+#include "hookreg.h"
+#include "tracking.h"
 #include "vfsb.h"
 
 #define VFSB_SB_HASH_BITS 8
@@ -22,11 +26,9 @@
 static DEFINE_HASHTABLE(vfsb_sb_table, VFSB_SB_HASH_BITS);
 static DEFINE_MUTEX(vfsb_sb_mutex);	/* table writers */
 
-/* Live trackings: with none (hooks lingering) the hooks pay one load. */
 atomic_t vfsb_nr_tracked = ATOMIC_INIT(0);
 
-/* The live tracking of sb; caller in an RCU read-side section. */
-struct vfsb_sb *vfsb_sb_lookup_rcu(struct super_block *sb)
+struct vfsb_sb *vfsb_tracking_lookup_rcu(struct super_block *sb)
 {
 	struct vfsb_sb *vsb;
 
@@ -36,56 +38,7 @@ struct vfsb_sb *vfsb_sb_lookup_rcu(struct super_block *sb)
 	return NULL;
 }
 
-bool vfsb_section_begin(struct super_block *sb, struct vfsb_section *s,
-			bool async)
-{
-	struct vfsb_sb *vsb;
-	bool ok = false;
-
-	if (!atomic_read(&vfsb_nr_tracked) || !sb)
-		return false;
-	rcu_read_lock();
-	vsb = vfsb_sb_lookup_rcu(sb);
-	if (vsb) {
-		s->vsb = vsb;
-		s->async = async;
-		s->idx = async ? vfsb_srcu_down_read(&vsb->srcu) :
-				 srcu_read_lock(&vsb->srcu);
-		/* for sparse: the section is the caller's now, not ours */
-		__release(&vsb->srcu);
-		this_cpu_inc(vsb->pcpu->begun);
-		ok = true;
-	}
-	rcu_read_unlock();
-	return ok;
-}
-
-/* Ends a section begun by vfsb_section_begin(), maybe in another call. */
-void vfsb_section_end(const struct vfsb_section *s)
-{
-	/* for sparse: the section handed out by vfsb_section_begin() */
-	__acquire(&s->vsb->srcu);
-	/* count first: after the unlock the tracking may be freed */
-	this_cpu_inc(s->vsb->pcpu->ended);
-	if (s->async)
-		vfsb_srcu_up_read(&s->vsb->srcu, s->idx);
-	else
-		srcu_read_unlock(&s->vsb->srcu, s->idx);
-}
-
-/* A write on sb that the hooks could not bracket (no bookkeeping room). */
-void vfsb_sb_missed(struct super_block *sb)
-{
-	struct vfsb_sb *vsb;
-
-	rcu_read_lock();
-	vsb = vfsb_sb_lookup_rcu(sb);
-	if (vsb)
-		atomic64_inc(&vsb->missed);
-	rcu_read_unlock();
-}
-
-void vfsb_sb_counts(struct vfsb_sb *vsb, u64 *begun, u64 *ended)
+void vfsb_tracking_counts(struct vfsb_sb *vsb, u64 *begun, u64 *ended)
 {
 	int cpu;
 
@@ -99,25 +52,38 @@ void vfsb_sb_counts(struct vfsb_sb *vsb, u64 *begun, u64 *ended)
 	}
 }
 
-static void vfsb_sb_free_work(struct work_struct *work)
+/* Last step: every section and SRCU callback is done. */
+static void vfsb_tracking_free_work(struct work_struct *work)
 {
 	struct vfsb_sb *vsb = container_of(work, struct vfsb_sb, free_work);
 
-	/* no hook is between lookup and srcu_read_lock any more */
-	synchronize_rcu();
-	/* every section that began has ended ... */
-	synchronize_srcu(&vsb->srcu);
-	/* ... and every barrier callback queued on it has run */
+	/* barrier callbacks queued before the teardown's have all run */
 	srcu_barrier(&vsb->srcu);
 	cleanup_srcu_struct(&vsb->srcu);
 	free_percpu(vsb->pcpu);
 	kfree(vsb);
-	vfsb_hooks_put();
-	/* taken in vfsb_sb_get_or_create(): rmmod waits for this */
+	vfsb_hookreg_put();
+	/* taken in vfsb_tracking_get_or_create(): rmmod waits for this */
 	module_put(THIS_MODULE);
 }
 
-struct vfsb_sb *vfsb_sb_get_or_create(struct super_block *sb)
+/* Every section that began on it has ended. */
+static void vfsb_tracking_srcu_cb(struct rcu_head *rcu)
+{
+	struct vfsb_sb *vsb = container_of(rcu, struct vfsb_sb, rcu);
+
+	queue_work(vfsb_wq, &vsb->free_work);
+}
+
+/* No hook is between lookup and srcu_read_lock() any more. */
+static void vfsb_tracking_rcu_cb(struct rcu_head *rcu)
+{
+	struct vfsb_sb *vsb = container_of(rcu, struct vfsb_sb, rcu);
+
+	call_srcu(&vsb->srcu, &vsb->rcu, vfsb_tracking_srcu_cb);
+}
+
+struct vfsb_sb *vfsb_tracking_get_or_create(struct super_block *sb)
 {
 	struct vfsb_sb *vsb;
 	int ret;
@@ -137,7 +103,7 @@ struct vfsb_sb *vfsb_sb_get_or_create(struct super_block *sb)
 	vsb->pcpu = alloc_percpu(struct vfsb_sb_pcpu);
 	ret = vsb->pcpu ? init_srcu_struct(&vsb->srcu) : -ENOMEM;
 	if (!ret) {
-		ret = vfsb_hooks_get();
+		ret = vfsb_hookreg_get();
 		if (ret)
 			cleanup_srcu_struct(&vsb->srcu);
 	}
@@ -149,11 +115,15 @@ struct vfsb_sb *vfsb_sb_get_or_create(struct super_block *sb)
 	}
 	vsb->sb = sb;
 	vsb->dev = sb->s_dev;
+	BUILD_BUG_ON(sizeof(vsb->uuid) != sizeof(sb->s_uuid));
+	memcpy(vsb->uuid, &sb->s_uuid, sizeof(vsb->uuid));
 	strscpy(vsb->fstype, sb->s_type->name, sizeof(vsb->fstype));
+	vsb->fh_inline = vfsb_fh_encodes_atomically(sb);
 	refcount_set(&vsb->ref, 1);
 	spin_lock_init(&vsb->subs_lock);
 	INIT_LIST_HEAD(&vsb->subs);
-	INIT_WORK(&vsb->free_work, vfsb_sb_free_work);
+	vfsb_barrier_init_tracking(vsb);
+	INIT_WORK(&vsb->free_work, vfsb_tracking_free_work);
 	__module_get(THIS_MODULE);
 	hash_add_rcu(vfsb_sb_table, &vsb->hnode, (unsigned long)sb);
 	atomic_inc(&vfsb_nr_tracked);
@@ -163,7 +133,7 @@ out:
 }
 
 /* The live tracking of sb, with a reference, or NULL. */
-struct vfsb_sb *vfsb_sb_find_get(struct super_block *sb)
+struct vfsb_sb *vfsb_tracking_find_get(struct super_block *sb)
 {
 	struct vfsb_sb *vsb;
 
@@ -180,8 +150,12 @@ out:
 	return vsb;
 }
 
-/* Calls fn on every tracking in the table, in no order, until it fails. */
-int vfsb_sb_for_each(int (*fn)(struct vfsb_sb *vsb, void *arg), void *arg)
+/*
+ * Calls fn on every tracking in the table, in no order, until it fails.
+ * fn must not sleep long: it holds up watch and close everywhere.
+ */
+int vfsb_tracking_for_each(int (*fn)(struct vfsb_sb *vsb, void *arg),
+			   void *arg)
 {
 	struct vfsb_sb *vsb;
 	int bkt, ret = 0;
@@ -196,37 +170,12 @@ int vfsb_sb_for_each(int (*fn)(struct vfsb_sb *vsb, void *arg), void *arg)
 	return ret;
 }
 
-/* Puts ring on vsb's subscriber list. */
-int vfsb_sb_link(struct vfsb_sb *vsb, struct vfsb_ring *ring,
-		 struct vfsb_sub_link **out)
-{
-	struct vfsb_sub_link *l = kzalloc(sizeof(*l), GFP_KERNEL_ACCOUNT);
-
-	if (!l)
-		return -ENOMEM;
-	l->ring = ring;
-	spin_lock(&vsb->subs_lock);
-	list_add_tail_rcu(&l->node, &vsb->subs);
-	spin_unlock(&vsb->subs_lock);
-	*out = l;
-	return 0;
-}
-
-/* Emitters may still see the link until a grace period has passed. */
-void vfsb_sb_unlink(struct vfsb_sb *vsb, struct vfsb_sub_link *l)
-{
-	spin_lock(&vsb->subs_lock);
-	list_del_rcu(&l->node);
-	spin_unlock(&vsb->subs_lock);
-	kfree_rcu(l, rcu);
-}
-
-void vfsb_sb_get(struct vfsb_sb *vsb)
+void vfsb_tracking_get(struct vfsb_sb *vsb)
 {
 	refcount_inc(&vsb->ref);
 }
 
-void vfsb_sb_put(struct vfsb_sb *vsb)
+void vfsb_tracking_put(struct vfsb_sb *vsb)
 {
 	might_sleep();
 	if (!refcount_dec_and_mutex_lock(&vsb->ref, &vfsb_sb_mutex))
@@ -235,30 +184,24 @@ void vfsb_sb_put(struct vfsb_sb *vsb)
 	hash_del_rcu(&vsb->hnode);
 	atomic_dec(&vfsb_nr_tracked);
 	mutex_unlock(&vfsb_sb_mutex);
-	queue_work(vfsb_wq, &vsb->free_work);
+	call_rcu(&vsb->rcu, vfsb_tracking_rcu_cb);
 }
 
 /*
- * The superblock is being shut down (called from the hook on
+ * The superblock is being shut down (from the hook on
  * generic_shutdown_super(), atomic context): stop beginning sections on
- * it. Sections in flight still end normally; watchers keep their entry
- * (reported as unmounted) until they unwatch or close, so the address
- * may be reused by a new superblock without confusion: lookups skip
- * dead entries.
+ * it. Nothing writes to it any more (its last active reference is gone),
+ * so nothing is in flight either. Watchers keep their entry (reported as
+ * unmounted) until they unwatch or close; lookups skip dead entries, so
+ * the address may be reused by a new superblock without confusion.
  */
-void vfsb_sb_shutdown(struct super_block *sb)
+void vfsb_tracking_shutdown(struct vfsb_sb *vsb)
 {
-	struct vfsb_sb *vsb;
-
-	rcu_read_lock();
-	vsb = vfsb_sb_lookup_rcu(sb);
-	if (vsb)
-		WRITE_ONCE(vsb->dead, true);
-	rcu_read_unlock();
+	WRITE_ONCE(vsb->dead, true);
 }
 
-/* Module exit: every client is gone, so every tracking is being freed. */
-void vfsb_sbtrack_exit(void)
+/* Module exit: every client is gone, so every tracking has been freed. */
+void vfsb_tracking_exit(void)
 {
 	WARN_ON(!hash_empty(vfsb_sb_table));
 }

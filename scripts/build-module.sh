@@ -13,6 +13,8 @@ for d in module include; do
 	mkdir -p "$dst/$d"
 	cp -ru "$top/$d/." "$dst/$d/"
 done
+# module/Kbuild reads the release string from dkms.conf
+cp -u "$top/dkms.conf" "$dst/"
 # In the kernel's build chroot when it names one (7.x: its kbuild tools
 # need glibc >= 2.38 and gcc-14; see scripts/kernels/chroot-run.sh).
 "$top"/scripts/kernels/chroot-run.sh --kdir "$kdir" "$dst" -- \

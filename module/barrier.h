@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Barriers: wait for every write section that began before the call.
+ */
+#ifndef VFSB_BARRIER_H
+#define VFSB_BARRIER_H
+
+#include <linux/types.h>
+
+struct vfsb_client;
+struct vfsb_sb;
+
+void vfsb_barrier_init_tracking(struct vfsb_sb *vsb);
+
+/*
+ * Each takes over one tracking reference per entry of vsbs (also on
+ * failure) and the array itself (kfree()d).
+ */
+int vfsb_barrier_wait(struct vfsb_client *c, struct vfsb_sb **vsbs,
+		      unsigned int n, u32 flags, u32 timeout_ms);
+int vfsb_barrier_start(struct vfsb_client *c, struct vfsb_sb **vsbs,
+		       unsigned int n, u32 flags, u64 *cookie);
+
+int vfsb_barrier_poll(struct vfsb_client *c, u64 cookie, u32 *state,
+		      u64 *done_cookie);
+void vfsb_barrier_drop_client(struct vfsb_client *c);
+
+#endif /* VFSB_BARRIER_H */

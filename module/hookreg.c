@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Putting the hooks into the kernel and taking them out.
+ *
+ * hooks.c owns the table of what is hooked; this file only registers it.
+ * Every entry callback of the table shares one ftrace_ops, every
+ * redirect another, and the few return probes are kretprobes: each
+ * registration patches kernel text (text_poke with breakpoints and IPIs
+ * to every CPU), so the whole table goes in and out in a handful of
+ * patching rounds, not one per hooked function. The callbacks dispatch
+ * on the traced function's address, which a disabled kprobe (it patches
+ * nothing) resolves once per registration.
+ *
+ * Order: closing hooks go in before the hooks that open what they close
+ * (entry callbacks, which end write access and async writes, then the
+ * return probes, then the redirects) and come out after them. The ftrace
+ * ops are FTRACE_OPS_FL_PERMANENT: while they are in, `sysctl
+ * kernel.ftrace_enabled=0` is refused, so no section can lose its
+ * closing hook. The hooks are in only while some superblock is tracked,
+ * and for a while after (hooks_linger_ms): loading the module costs the
+ * system nothing, and a service that watches and unwatches often does
+ * not patch the kernel each time.
+ */
+
+#include <linux/bsearch.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <uapi/linux/vfsbarrier.h>
+
+#include "hookreg.h"
+#include "vfsb.h"
+
+static unsigned int hooks_linger_ms = 10000;
+module_param(hooks_linger_ms, uint, 0600);
+MODULE_PARM_DESC(hooks_linger_ms,
+		 "keep the hooks this long after the last watch is gone");
+
+/*
+ * Return probes' instances: calls in flight at once in a probed function
+ * (a submission blocked in the filesystem holds one). When none is free
+ * the call goes unbracketed, and its data write is announced unfenced
+ * with a RESCAN record.
+ */
+#define VFSB_RP_MAXACTIVE 2048
+
+static const struct vfsb_hook *vfsb_hooks;
+static size_t vfsb_nr_hooks;
+
+/* A live ftrace hook: where its function's ftrace call site is. */
+struct vfsb_live {
+	unsigned long ip;
+	const struct vfsb_hook *h;
+};
+
+struct vfsb_ftgroup {
+	struct ftrace_ops ops;
+	struct vfsb_live *live;		/* sorted by ip */
+	size_t nr;
+	bool registered;
+};
+
+static struct vfsb_ftgroup vfsb_entry_group, vfsb_redirect_group;
+static struct kretprobe *vfsb_rps;	/* one per table entry, when live */
+static u32 vfsb_cov_live, vfsb_cov_known;
+static atomic_long_t vfsb_recursion_skips = ATOMIC_LONG_INIT(0);
+
+static int vfsb_live_cmp(const void *a, const void *b)
+{
+	const struct vfsb_live *x = a, *y = b;
+
+	return x->ip < y->ip ? -1 : x->ip > y->ip;
+}
+
+static int vfsb_live_key_cmp(const void *key, const void *elt)
+{
+	unsigned long ip = *(const unsigned long *)key;
+	const struct vfsb_live *l = elt;
+
+	return ip < l->ip ? -1 : ip > l->ip;
+}
+
+static const struct vfsb_hook *vfsb_live_find(struct vfsb_ftgroup *g,
+					      unsigned long ip)
+{
+	const struct vfsb_live *l;
+
+	l = bsearch(&ip, g->live, g->nr, sizeof(*l), vfsb_live_key_cmp);
+	return l ? l->h : NULL;
+}
+
+/* ---- the two ftrace callbacks ---- */
+
+/*
+ * Entry callbacks. They run inside the traced function's caller with
+ * preemption disabled and call nothing that is hooked. A callback that
+ * closes a section runs even when ftrace's recursion guard says it is
+ * nested (skipping it would leave the section open for good); the
+ * others are skipped then, and counted.
+ */
+static void notrace vfsb_entry_cb(unsigned long ip, unsigned long pip,
+				  struct ftrace_ops *op,
+				  struct ftrace_regs *fregs)
+{
+	const struct vfsb_hook *h = vfsb_live_find(&vfsb_entry_group, ip);
+	int bit = ftrace_test_recursion_trylock(ip, pip);
+
+	if (h && (bit >= 0 || h->closes))
+		h->on_entry(fregs);
+	else if (h)
+		atomic_long_inc(&vfsb_recursion_skips);
+	if (bit >= 0)
+		ftrace_test_recursion_unlock(bit);
+}
+
+/*
+ * Redirects: when the hook says so, the traced call goes on in its
+ * wrapper, which calls the function by its linked symbol (IBT kernels
+ * forbid calls through resolved addresses). The wrapper's own call is
+ * recognised by its return address in this module and let through.
+ */
+static void notrace vfsb_redirect_cb(unsigned long ip, unsigned long pip,
+				     struct ftrace_ops *op,
+				     struct ftrace_regs *fregs)
+{
+	const struct vfsb_hook *h;
+	int bit;
+
+	if (within_module(pip, THIS_MODULE))
+		return;
+	bit = ftrace_test_recursion_trylock(ip, pip);
+	if (bit < 0) {
+		atomic_long_inc(&vfsb_recursion_skips);
+		return;
+	}
+	h = vfsb_live_find(&vfsb_redirect_group, ip);
+	if (h && h->redirect(fregs))
+		vfsb_fregs_set_ip(fregs, h->wrapper);
+	ftrace_test_recursion_unlock(bit);
+}
+
+/* ---- registration ---- */
+
+/*
+ * Where each hook's function is (its ftrace call site, as the callbacks
+ * see it), 0 when this kernel has no such function. A disabled kprobe
+ * resolves it and patches nothing.
+ */
+static int vfsb_resolve(unsigned long *addr)
+{
+	struct kprobe *kps, **list;
+	size_t i, nr = 0;
+
+	kps = kcalloc(vfsb_nr_hooks, sizeof(*kps), GFP_KERNEL);
+	list = kcalloc(vfsb_nr_hooks, sizeof(*list), GFP_KERNEL);
+	if (!kps || !list) {
+		kfree(kps);
+		kfree(list);
+		return -ENOMEM;
+	}
+	for (i = 0; i < vfsb_nr_hooks; i++) {
+		addr[i] = 0;
+		if (!vfsb_hooks[i].symbol)
+			continue;
+		kps[i].symbol_name = vfsb_hooks[i].symbol;
+		kps[i].flags = KPROBE_FLAG_DISABLED;
+		if (register_kprobe(&kps[i]))
+			continue;
+		addr[i] = (unsigned long)kps[i].addr;
+		list[nr++] = &kps[i];
+	}
+	if (nr)
+		unregister_kprobes(list, nr);
+	kfree(list);
+	kfree(kps);
+	return 0;
+}
+
+/* Whether ftrace can trace symbol (a filter set and freed patches nothing). */
+static bool vfsb_traceable(const char *symbol)
+{
+	struct ftrace_ops scratch = { };
+	int ret;
+
+	ret = ftrace_set_filter(&scratch, (unsigned char *)symbol,
+				strlen(symbol), 1);
+	ftrace_free_filter(&scratch);
+	return !ret;
+}
+
+/* The groups whose every hook this kernel has; -ENOENT: a required one lacks one. */
+static int vfsb_groups_present(const unsigned long *addr, u32 *present)
+{
+	u32 missing = 0;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < vfsb_nr_hooks; i++) {
+		const struct vfsb_hook *h = &vfsb_hooks[i];
+
+		/* no such function on this kernel, by design (compat.h) */
+		if (!h->symbol)
+			continue;
+		if (addr[i] && (h->type == VFSB_HOOK_RETPROBE ||
+				vfsb_traceable(h->symbol)))
+			continue;
+		missing |= h->cov;
+		if (h->optional) {
+			pr_info("%s cannot be hooked on this kernel: coverage %#x off\n",
+				h->symbol, h->cov);
+		} else {
+			pr_err("%s cannot be hooked on this kernel\n", h->symbol);
+			ret = -ENOENT;
+		}
+	}
+	*present = vfsb_cov_known & ~missing;
+	return ret;
+}
+
+static void vfsb_ftgroup_unregister(struct vfsb_ftgroup *g)
+{
+	if (g->registered)
+		unregister_ftrace_function(&g->ops);
+	ftrace_free_filter(&g->ops);
+	g->registered = false;
+	kfree(g->live);
+	g->live = NULL;
+	g->nr = 0;
+}
+
+/* One ftrace_ops for every live hook of type in the groups cov. */
+static int vfsb_ftgroup_register(struct vfsb_ftgroup *g,
+				 enum vfsb_hook_type type, u32 cov,
+				 const unsigned long *addr, ftrace_func_t func,
+				 unsigned long flags)
+{
+	size_t i;
+	int ret;
+
+	memset(g, 0, sizeof(*g));
+	g->live = kcalloc(vfsb_nr_hooks, sizeof(*g->live), GFP_KERNEL);
+	if (!g->live)
+		return -ENOMEM;
+	g->ops.func = func;
+	/*
+	 * No FTRACE_OPS_FL_RECURSION: that asks ftrace to wrap the callback
+	 * in its own recursion guard, and the callbacks take one themselves.
+	 */
+	g->ops.flags = flags | FTRACE_OPS_FL_PERMANENT;
+	for (i = 0; i < vfsb_nr_hooks; i++) {
+		const struct vfsb_hook *h = &vfsb_hooks[i];
+
+		if (!h->symbol || h->type != type || !(h->cov & cov))
+			continue;
+		ret = ftrace_set_filter(&g->ops, (unsigned char *)h->symbol,
+					strlen(h->symbol), 0);
+		if (ret)
+			goto fail;
+		g->live[g->nr].ip = addr[i];
+		g->live[g->nr].h = h;
+		g->nr++;
+	}
+	if (!g->nr)
+		return 0;
+	sort(g->live, g->nr, sizeof(*g->live), vfsb_live_cmp, NULL);
+	ret = register_ftrace_function(&g->ops);
+	if (ret)
+		goto fail;
+	g->registered = true;
+	return 0;
+fail:
+	vfsb_ftgroup_unregister(g);
+	return ret;
+}
+
+static void vfsb_rps_unregister(void)
+{
+	size_t i;
+
+	for (i = 0; vfsb_rps && i < vfsb_nr_hooks; i++)
+		if (vfsb_rps[i].kp.addr)
+			unregister_kretprobe(&vfsb_rps[i]);
+	kfree(vfsb_rps);
+	vfsb_rps = NULL;
+}
+
+/*
+ * The return probes of the groups in *cov. An optional group whose probe
+ * cannot be had is taken out of *cov (with its probes registered so
+ * far); a required one fails the registration.
+ */
+static int vfsb_rps_register(u32 *cov)
+{
+	size_t i, j;
+	int ret;
+
+	vfsb_rps = kcalloc(vfsb_nr_hooks, sizeof(*vfsb_rps), GFP_KERNEL);
+	if (!vfsb_rps)
+		return -ENOMEM;
+	for (i = 0; i < vfsb_nr_hooks; i++) {
+		const struct vfsb_hook *h = &vfsb_hooks[i];
+		struct kretprobe *rp = &vfsb_rps[i];
+
+		if (!h->symbol || h->type != VFSB_HOOK_RETPROBE ||
+		    !(h->cov & *cov))
+			continue;
+		rp->kp.symbol_name = h->symbol;
+		rp->entry_handler = h->rp_entry;
+		rp->handler = h->rp_return;
+		rp->data_size = h->rp_data;
+		rp->maxactive = VFSB_RP_MAXACTIVE;
+		ret = register_kretprobe(rp);
+		if (!ret)
+			continue;
+		memset(rp, 0, sizeof(*rp));
+		if (!h->optional) {
+			pr_err("kretprobe on %s failed: %d\n", h->symbol, ret);
+			vfsb_rps_unregister();
+			return ret;
+		}
+		pr_info("kretprobe on %s failed (%d): coverage %#x off\n",
+			h->symbol, ret, h->cov);
+		*cov &= ~h->cov;
+		for (j = 0; j < i; j++) {
+			if (vfsb_rps[j].kp.addr && (vfsb_hooks[j].cov & h->cov)) {
+				unregister_kretprobe(&vfsb_rps[j]);
+				memset(&vfsb_rps[j], 0, sizeof(vfsb_rps[j]));
+			}
+		}
+	}
+	return 0;
+}
+
+static void vfsb_hooks_unregister(void)
+{
+	/* openers first, closers last */
+	vfsb_ftgroup_unregister(&vfsb_redirect_group);
+	vfsb_rps_unregister();
+	vfsb_ftgroup_unregister(&vfsb_entry_group);
+	WRITE_ONCE(vfsb_cov_live, 0);
+}
+
+static int vfsb_hooks_register(void)
+{
+	unsigned long *addr;
+	u32 cov;
+	int ret;
+
+	addr = kcalloc(vfsb_nr_hooks, sizeof(*addr), GFP_KERNEL);
+	if (!addr)
+		return -ENOMEM;
+	ret = vfsb_resolve(addr);
+	if (!ret)
+		ret = vfsb_groups_present(addr, &cov);
+	if (ret)
+		goto out;
+	/*
+	 * Closing hooks first: the entry callbacks end write access and
+	 * async writes. A return probe that then fails takes its optional
+	 * group out of the coverage; that group's entry callbacks, if any,
+	 * stay in and find nothing to close.
+	 */
+	ret = vfsb_ftgroup_register(&vfsb_entry_group, VFSB_HOOK_ENTRY, cov,
+				    addr, vfsb_entry_cb, 0);
+	if (!ret)
+		ret = vfsb_rps_register(&cov);
+	if (!ret)
+		ret = vfsb_ftgroup_register(&vfsb_redirect_group,
+					    VFSB_HOOK_REDIRECT, cov, addr,
+					    vfsb_redirect_cb,
+					    FTRACE_OPS_FL_IPMODIFY);
+	if (ret) {
+		pr_err("registering the hooks failed: %d\n", ret);
+		vfsb_hooks_unregister();
+		goto out;
+	}
+	WRITE_ONCE(vfsb_cov_live, cov);
+out:
+	kfree(addr);
+	return ret;
+}
+
+static DEFINE_MUTEX(vfsb_hooks_mutex);
+static unsigned int vfsb_hooks_users;
+static bool vfsb_hooks_live;
+
+static void vfsb_hooks_idle_fn(struct work_struct *work)
+{
+	mutex_lock(&vfsb_hooks_mutex);
+	if (!vfsb_hooks_users && vfsb_hooks_live) {
+		vfsb_hooks_unregister();
+		vfsb_hooks_live = false;
+	}
+	mutex_unlock(&vfsb_hooks_mutex);
+}
+
+static DECLARE_DELAYED_WORK(vfsb_hooks_idle, vfsb_hooks_idle_fn);
+
+void vfsb_hookreg_init(const struct vfsb_hook *hooks, size_t n)
+{
+	size_t i;
+
+	vfsb_hooks = hooks;
+	vfsb_nr_hooks = n;
+	for (i = 0; i < n; i++)
+		vfsb_cov_known |= hooks[i].cov;
+}
+
+/* A tracking needs the hooks in: registers them, or keeps them in. */
+int vfsb_hookreg_get(void)
+{
+	int ret = 0;
+
+	mutex_lock(&vfsb_hooks_mutex);
+	if (!vfsb_hooks_live) {
+		ret = vfsb_hooks_register();
+		vfsb_hooks_live = !ret;
+	}
+	if (!ret)
+		vfsb_hooks_users++;
+	mutex_unlock(&vfsb_hooks_mutex);
+	return ret;
+}
+
+/*
+ * A tracking is gone (its sections have all ended). The last one lets
+ * the hooks out after hooks_linger_ms, unless another comes first.
+ */
+void vfsb_hookreg_put(void)
+{
+	mutex_lock(&vfsb_hooks_mutex);
+	if (!--vfsb_hooks_users)
+		mod_delayed_work(vfsb_wq, &vfsb_hooks_idle,
+				 msecs_to_jiffies(READ_ONCE(hooks_linger_ms)));
+	mutex_unlock(&vfsb_hooks_mutex);
+}
+
+void vfsb_hookreg_coverage(u32 *live, u32 *known, u32 *state)
+{
+	mutex_lock(&vfsb_hooks_mutex);
+	*live = vfsb_hooks_live ? vfsb_cov_live : 0;
+	*known = vfsb_cov_known;
+	*state = !vfsb_hooks_live ? VFSB_HOOKS_OFF :
+		 vfsb_hooks_users ? VFSB_HOOKS_LIVE : VFSB_HOOKS_LINGERING;
+	mutex_unlock(&vfsb_hooks_mutex);
+}
+
+/*
+ * Module exit: no tracking is left, so no section either; take the
+ * hooks out now. A task may still be in the last instructions of a
+ * wrapper or of task work of ours (after the section it ended, which
+ * let the module go): wait until every task has passed a voluntary
+ * context switch or user mode, which none does inside that code.
+ */
+void vfsb_hookreg_exit(void)
+{
+	cancel_delayed_work_sync(&vfsb_hooks_idle);
+	WARN_ON(vfsb_hooks_users);
+	if (vfsb_hooks_live)
+		vfsb_hooks_unregister();
+	vfsb_hooks_live = false;
+	synchronize_rcu_tasks();
+	if (atomic_long_read(&vfsb_recursion_skips))
+		pr_info("%ld hook calls skipped as recursive\n",
+			atomic_long_read(&vfsb_recursion_skips));
+}

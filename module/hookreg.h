@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Putting hooks into the kernel and taking them out: the mechanism.
+ * What is hooked, and what each hook does, is hooks.c's table.
+ */
+#ifndef VFSB_HOOKREG_H
+#define VFSB_HOOKREG_H
+
+#include <linux/ftrace.h>
+#include <linux/kprobes.h>
+
+enum vfsb_hook_type {
+	/* an ftrace callback at the function's entry */
+	VFSB_HOOK_ENTRY,
+	/* an ftrace callback that may make the call go on in a wrapper */
+	VFSB_HOOK_REDIRECT,
+	/* a kretprobe: entry and return handlers with per-call data */
+	VFSB_HOOK_RETPROBE,
+};
+
+struct vfsb_hook {
+	const char *symbol;
+	enum vfsb_hook_type type;
+	/*
+	 * VFSB_COV_* group. A group is hooked whole or not at all (a section
+	 * opened by one of its hooks is closed by another), and a group
+	 * that is not optional must be hooked for the hooks to go live.
+	 */
+	u32 cov;
+	bool optional;
+	/*
+	 * ENTRY: closes sections (runs even when ftrace's recursion guard
+	 * says it is nested: skipping it would leave a section open).
+	 */
+	bool closes;
+	/* ENTRY */
+	void (*on_entry)(struct ftrace_regs *fregs);
+	/* REDIRECT: the wrapper to continue in, when redirect() says so */
+	bool (*redirect)(struct ftrace_regs *fregs);
+	unsigned long wrapper;
+	/* RETPROBE */
+	kretprobe_handler_t rp_entry;
+	kretprobe_handler_t rp_return;
+	size_t rp_data;
+};
+
+void vfsb_hookreg_init(const struct vfsb_hook *hooks, size_t n);
+int vfsb_hookreg_get(void);
+void vfsb_hookreg_put(void);
+void vfsb_hookreg_coverage(u32 *live, u32 *known, u32 *state);
+void vfsb_hookreg_exit(void);
+
+#endif /* VFSB_HOOKREG_H */

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ioctl layer: every command's copy-in, validation and copy-out, in
+ * one place. Handlers get kernel copies of their structures and call
+ * the core (watch.c, barrier.c, tracking.c) with kernel types.
+ *
+ * Structure sizes: a command's number carries the size of its structure.
+ * Each command accepts sizes from its first ABI version's up to any
+ * larger one whose bytes beyond what this module knows are zero (-E2BIG
+ * otherwise), and writes back only as many bytes as the caller passed:
+ * old programs keep working, and new programs can ask an old module.
+ */
+
+#include <linux/capability.h>
+#include <linux/file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <uapi/linux/vfsbarrier.h>
+
+#include "barrier.h"
+#include "client.h"
+#include "hookreg.h"
+#include "ioctl.h"
+#include "ring.h"
+#include "tracking.h"
+#include "vfsb.h"
+#include "watch.h"
+
+/* The most entries one STATS call snapshots (count still says all). */
+#define VFSB_STATS_MAX		4096
+
+static long vfsb_ioc_version(struct vfsb_client *c, void *arg)
+{
+	struct vfsb_version *v = arg;
+
+	v->abi_version = VFSB_ABI_VERSION;
+	v->features = VFSB_FEAT_BARRIER | VFSB_FEAT_ASYNC_BARRIER |
+		      VFSB_FEAT_RECORDS | VFSB_FEAT_RESCAN |
+		      VFSB_FEAT_WATCH_ID;
+	strscpy(v->module_version, VFSB_MODULE_VERSION,
+		sizeof(v->module_version));
+	vfsb_hookreg_coverage(&v->coverage, &v->coverage_known, &v->hooks);
+	return 0;
+}
+
+/*
+ * The superblock of a user's fd, held by the returned file. Pseudo and
+ * kernel-internal filesystems (pipes, sockets, anonymous inodes, the
+ * shmem mount behind memfd) are not filesystems anyone can watch: every
+ * pipe write would pay for the hooks.
+ */
+static struct file *vfsb_fd_file(int fd, struct super_block **sb)
+{
+	struct file *f = fget_raw(fd);
+
+	if (!f)
+		return ERR_PTR(-EBADF);
+	*sb = f->f_path.dentry->d_sb;
+	if ((*sb)->s_flags & (SB_NOUSER | SB_KERNMOUNT)) {
+		fput(f);
+		return ERR_PTR(-EINVAL);
+	}
+	return f;
+}
+
+static long vfsb_ioc_watch(struct vfsb_client *c, void *arg)
+{
+	struct vfsb_watch *w = arg;
+	struct super_block *sb;
+	struct file *f;
+	int ret;
+
+	if (w->flags || w->id)
+		return -EINVAL;
+	f = vfsb_fd_file(w->fd, &sb);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	/* the fd keeps the superblock alive while we look at it */
+	ret = vfsb_watch_add(c, sb, &w->dev, &w->id);
+	fput(f);
+	return ret;
+}
+
+static long vfsb_ioc_unwatch(struct vfsb_client *c, void *arg)
+{
+	struct vfsb_watch *w = arg;
+	struct super_block *sb;
+	struct file *f;
+	int ret;
+
+	if (w->flags & ~VFSB_UNWATCH_BY_ID)
+		return -EINVAL;
+	if (w->flags & VFSB_UNWATCH_BY_ID) {
+		if (!w->id)
+			return -EINVAL;
+		return vfsb_watch_remove(c, NULL, w->id, &w->dev);
+	}
+	if (w->id)
+		return -EINVAL;
+	f = vfsb_fd_file(w->fd, &sb);
+	if (IS_ERR(f))
+		return PTR_ERR(f) == -EINVAL ? -ENOENT : PTR_ERR(f);
+	ret = vfsb_watch_remove(c, sb, 0, &w->dev);
+	fput(f);
+	return ret;
+}
+
+static long vfsb_ioc_list(struct vfsb_client *c, void *arg)
+{
+	struct vfsb_list *l = arg;
+	u32 cap = min_t(u32, l->capacity, VFSB_MAX_WATCHES);
+	u32 *devs = NULL;
+
+	if (l->capacity && !l->devs_ptr)
+		return -EINVAL;
+	if (cap) {
+		devs = kcalloc(cap, sizeof(*devs), GFP_KERNEL);
+		if (!devs)
+			return -ENOMEM;
+	}
+	l->count = vfsb_watch_list(c, devs, cap);
+	if (cap && copy_to_user(u64_to_user_ptr(l->devs_ptr), devs,
+				min(cap, l->count) * sizeof(*devs))) {
+		kfree(devs);
+		return -EFAULT;
+	}
+	kfree(devs);
+	return 0;
+}
+
+/*
+ * The trackings a barrier covers, each with a reference: the
+ * superblock of fd (watched by anyone: a barrier may be asked by another
+ * process than the watcher's), or with VFSB_BARRIER_ALL every
+ * superblock this opener watches.
+ */
+static int vfsb_barrier_targets(struct vfsb_client *c, int fd, u32 flags,
+				struct vfsb_sb ***vsbs, unsigned int *n)
+{
+	struct super_block *sb;
+	struct vfsb_sb *vsb;
+	struct file *f;
+
+	if (flags & VFSB_BARRIER_ALL)
+		return vfsb_watch_collect(c, vsbs, n);
+	f = vfsb_fd_file(fd, &sb);
+	if (IS_ERR(f))
+		return PTR_ERR(f) == -EINVAL ? -ENOENT : PTR_ERR(f);
+	vsb = vfsb_tracking_find_get(sb);
+	fput(f);
+	if (!vsb)
+		return -ENOENT;
+	*vsbs = kmalloc(sizeof(**vsbs), GFP_KERNEL);
+	if (!*vsbs) {
+		vfsb_tracking_put(vsb);
+		return -ENOMEM;
+	}
+	(*vsbs)[0] = vsb;
+	*n = 1;
+	return 0;
+}
+
+/* Coalescing starts over at each of the subscriber's own barriers. */
+static void vfsb_client_new_epoch(struct vfsb_client *c)
+{
+	/* pairs with the release in vfsb_subscribe(): a ring set up whole */
+	struct vfsb_ring *ring = smp_load_acquire(&c->ring);
+
+	if (ring)
+		vfsb_ring_new_epoch(ring);
+}
+
+static long vfsb_ioc_barrier(struct vfsb_client *c, void *arg)
+{
+	struct vfsb_barrier *b = arg;
+	u64 t0 = ktime_get_ns();
+	struct vfsb_sb **vsbs;
+	unsigned int n;
+	int ret;
+
+	if ((b->flags & ~VFSB_BARRIER_FLAGS) || b->reserved)
+		return -EINVAL;
+	vfsb_client_new_epoch(c);
+	ret = vfsb_barrier_targets(c, b->fd, b->flags, &vsbs, &n);
+	if (ret)
+		return ret;
+	ret = vfsb_barrier_wait(c, vsbs, n, b->flags, b->timeout_ms);
+	b->waited_ns = ktime_get_ns() - t0;
+	return ret;
+}
+
+static long vfsb_ioc_barrier_start(struct vfsb_client *c, void *arg)
+{
+	struct vfsb_barrier_start *bs = arg;
+	struct vfsb_sb **vsbs;
+	unsigned int n;
+	int ret;
+
+	if (bs->flags & ~VFSB_BARRIER_ALL)
+		return -EINVAL;
+	vfsb_client_new_epoch(c);
+	ret = vfsb_barrier_targets(c, bs->fd, bs->flags, &vsbs, &n);
+	if (ret)
+		return ret;
+	return vfsb_barrier_start(c, vsbs, n, bs->flags, &bs->cookie);
+}
+
+static long vfsb_ioc_barrier_poll(struct vfsb_client *c, void *arg)
+{
+	struct vfsb_barrier_poll *bp = arg;
+
+	if (bp->reserved)
+		return -EINVAL;
+	return vfsb_barrier_poll(c, bp->cookie, &bp->state, &bp->done_cookie);
+}
+
+struct vfsb_stats_snap {
+	struct vfsb_sb_stats *ent;
+	u32 cap;
+	u32 n;
+};
+
+static void vfsb_fill_stats(struct vfsb_sb *vsb, struct vfsb_sb_stats *st)
+{
+	u64 begun, ended;
+
+	memset(st, 0, sizeof(*st));
+	vfsb_tracking_counts(vsb, &begun, &ended);
+	st->dev = new_encode_dev(vsb->dev);
+	st->watchers = atomic_read(&vsb->watchers);
+	strscpy(st->fstype, vsb->fstype, sizeof(st->fstype));
+	st->sections_begun = begun;
+	st->sections_ended = ended;
+	/* the two sums are not one snapshot: never report a negative */
+	st->in_flight = begun > ended ? begun - ended : 0;
+	st->barriers = atomic64_read(&vsb->barriers);
+	st->barrier_wait_ns = atomic64_read(&vsb->barrier_wait_ns);
+	st->missed = atomic64_read(&vsb->missed);
+	st->records = atomic64_read(&vsb->records);
+	st->records_lost = atomic64_read(&vsb->records_lost);
+	st->unfenced = atomic64_read(&vsb->unfenced);
+	st->rescans = atomic64_read(&vsb->rescans);
+	memcpy(st->fs_uuid, vsb->uuid, sizeof(st->fs_uuid));
+	if (READ_ONCE(vsb->dead))
+		st->flags |= VFSB_STATS_UNMOUNTED;
+}
+
+/* Under the table's mutex: a snapshot only, no user memory touched. */
+static int vfsb_stats_one(struct vfsb_sb *vsb, void *arg)
+{
+	struct vfsb_stats_snap *snap = arg;
+
+	if (snap->n < snap->cap)
+		vfsb_fill_stats(vsb, &snap->ent[snap->n]);
+	snap->n++;
+	return 0;
+}
+
+/* Every tracked superblock, whoever watches it. */
+static long vfsb_ioc_stats(struct vfsb_client *c, void *arg)
+{
+	struct vfsb_stats *req = arg;
+	struct vfsb_stats_snap snap = { };
+	u32 esize = req->entry_size ? req->entry_size : VFSB_STATS_SIZE_V1;
+	u8 __user *out = u64_to_user_ptr(req->entries_ptr);
+	size_t ksize = sizeof(struct vfsb_sb_stats);
+	long ret = 0;
+	u32 i;
+
+	if (req->reserved || (req->capacity && !req->entries_ptr) ||
+	    esize < VFSB_STATS_SIZE_V1 || esize > PAGE_SIZE || esize % 8)
+		return -EINVAL;
+	snap.cap = min_t(u32, req->capacity, VFSB_STATS_MAX);
+	if (snap.cap) {
+		snap.ent = kvcalloc(snap.cap, ksize, GFP_KERNEL);
+		if (!snap.ent)
+			return -ENOMEM;
+	}
+	vfsb_tracking_for_each(vfsb_stats_one, &snap);
+	for (i = 0; i < min(snap.n, snap.cap); i++) {
+		u8 __user *dst = out + (size_t)i * esize;
+
+		if (copy_to_user(dst, &snap.ent[i], min_t(size_t, esize, ksize)) ||
+		    (esize > ksize && clear_user(dst + ksize, esize - ksize))) {
+			ret = -EFAULT;
+			break;
+		}
+	}
+	kvfree(snap.ent);
+	req->count = snap.n;
+	req->entry_size = ksize;
+	return ret;
+}
+
+static long vfsb_ioc_subscribe(struct vfsb_client *c, void *arg)
+{
+	struct vfsb_subscribe *sub = arg;
+
+	if (sub->reserved || (sub->flags & ~VFSB_SUB_FLAGS) ||
+	    (sub->reasons & ~VFSB_R_ALL))
+		return -EINVAL;
+	return vfsb_subscribe(c, sub, &sub->journal_id);
+}
+
+struct vfsb_ioc {
+	unsigned int cmd;		/* this module's number (its size) */
+	size_t min_size;		/* the first ABI version's size */
+	long (*fn)(struct vfsb_client *c, void *arg);
+};
+
+static const struct vfsb_ioc vfsb_iocs[] = {
+	{ VFSB_IOC_GET_VERSION, 40, vfsb_ioc_version },
+	{ VFSB_IOC_WATCH, 16, vfsb_ioc_watch },
+	{ VFSB_IOC_UNWATCH, 16, vfsb_ioc_unwatch },
+	{ VFSB_IOC_LIST, 16, vfsb_ioc_list },
+	{ VFSB_IOC_BARRIER, 24, vfsb_ioc_barrier },
+	{ VFSB_IOC_BARRIER_START, 16, vfsb_ioc_barrier_start },
+	{ VFSB_IOC_BARRIER_POLL, 24, vfsb_ioc_barrier_poll },
+	{ VFSB_IOC_STATS, 24, vfsb_ioc_stats },
+	{ VFSB_IOC_SUBSCRIBE, 24, vfsb_ioc_subscribe },
+};
+
+/* The command with cmd's number, or NULL. */
+static const struct vfsb_ioc *vfsb_ioc_find(unsigned int cmd)
+{
+	size_t i;
+
+	if (_IOC_TYPE(cmd) != VFSB_IOC_MAGIC)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(vfsb_iocs); i++)
+		if (_IOC_NR(vfsb_iocs[i].cmd) == _IOC_NR(cmd))
+			return &vfsb_iocs[i];
+	return NULL;
+}
+
+/* Large enough for every structure above. */
+#define VFSB_IOC_BUF	64
+
+long vfsb_ioctl(struct vfsb_client *c, unsigned int cmd, void __user *uarg)
+{
+	const struct vfsb_ioc *ioc;
+	size_t usize = _IOC_SIZE(cmd), ksize;
+	u64 buf[VFSB_IOC_BUF / 8];
+	unsigned int dir;
+	long ret;
+	int err;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ioc = vfsb_ioc_find(cmd);
+	if (!ioc)
+		return -ENOTTY;
+	ksize = _IOC_SIZE(ioc->cmd);
+	dir = _IOC_DIR(ioc->cmd);
+	/* the right number with a size it never had is another command */
+	if (_IOC_DIR(cmd) != dir || usize < ioc->min_size ||
+	    (ioc->min_size == ksize && usize != ksize))
+		return -ENOTTY;
+	BUILD_BUG_ON(sizeof(struct vfsb_version) > VFSB_IOC_BUF);
+	/* what the first ABI's callers pass: the new fields only follow */
+	BUILD_BUG_ON(offsetof(struct vfsb_version, coverage) != 40);
+	BUILD_BUG_ON(offsetof(struct vfsb_sb_stats, unfenced) !=
+		     VFSB_STATS_SIZE_V1);
+	BUILD_BUG_ON(offsetof(struct vfsb_record, mode) !=
+		     VFSB_RECORD_HEADER_V1);
+	BUILD_BUG_ON(sizeof(struct vfsb_sb_stats) % 8);
+	memset(buf, 0, sizeof(buf));
+	if (dir & _IOC_WRITE) {
+		err = copy_struct_from_user(buf, ksize, uarg, usize);
+		if (err)
+			return err;
+	}
+	/* each handler takes c->lock as it needs: barriers wait unlocked */
+	ret = ioc->fn(c, buf);
+	if (ret && ret != -ETIMEDOUT && ret != -ERESTARTSYS)
+		return ret;
+	if (dir & _IOC_READ) {
+		if (copy_to_user(uarg, buf, min(usize, ksize)))
+			return -EFAULT;
+		if (usize > ksize && clear_user(uarg + ksize, usize - ksize))
+			return -EFAULT;
+	}
+	return ret;
+}

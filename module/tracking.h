@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tracking of watched superblocks: one struct vfsb_sb per watched
+ * superblock, with the SRCU structure its write sections enter.
+ */
+#ifndef VFSB_TRACKING_H
+#define VFSB_TRACKING_H
+
+#include <linux/fs.h>
+#include <linux/list.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/srcu.h>
+#include <linux/workqueue.h>
+
+/* Per-CPU counters: the write path touches only its own CPU's. */
+struct vfsb_sb_pcpu {
+	u64 begun;
+	u64 ended;
+};
+
+/*
+ * Tracking of one watched superblock. It never pins the superblock: sb
+ * is an identity to compare with, dereferenced only while a watcher's fd
+ * keeps the filesystem alive or from a hook that runs inside an
+ * operation on it. Lifetime: ref counts watches, barriers in progress
+ * and expedited rounds; the last put unhashes it and frees it once every
+ * section and SRCU callback on it is done, without any thread waiting.
+ */
+struct vfsb_sb {
+	struct hlist_node hnode;	/* the table, RCU readers */
+	struct super_block *sb;
+	dev_t dev;
+	u8 uuid[16];
+	char fstype[16];
+	bool fh_inline;			/* records may carry file handles */
+	bool dead;			/* unmounted or unhashed: no new sections */
+	refcount_t ref;
+	atomic_t watchers;
+	struct srcu_struct srcu;
+	struct vfsb_sb_pcpu __percpu *pcpu;
+	atomic64_t barriers;
+	atomic64_t barrier_wait_ns;
+	atomic64_t missed;
+	atomic64_t records;
+	atomic64_t records_lost;
+	atomic64_t records_merged;
+	atomic64_t unfenced;
+	atomic64_t rescans;
+	spinlock_t subs_lock;		/* subs writers */
+	struct list_head subs;		/* struct vfsb_sub_link, RCU readers */
+
+	/* expedited barriers: one round at a time (barrier.c) */
+	spinlock_t exp_lock;
+	struct list_head exp_waiting;	/* for the next round */
+	bool exp_running;
+	struct work_struct exp_work;
+
+	/* teardown: RCU, then SRCU, then free (no thread waits) */
+	struct rcu_head rcu;
+	struct work_struct free_work;
+};
+
+/* Trackings in the table: with none, hooks pay one load and return. */
+extern atomic_t vfsb_nr_tracked;
+
+struct vfsb_sb *vfsb_tracking_get_or_create(struct super_block *sb);
+struct vfsb_sb *vfsb_tracking_find_get(struct super_block *sb);
+int vfsb_tracking_for_each(int (*fn)(struct vfsb_sb *vsb, void *arg),
+			   void *arg);
+void vfsb_tracking_get(struct vfsb_sb *vsb);
+void vfsb_tracking_put(struct vfsb_sb *vsb);
+void vfsb_tracking_counts(struct vfsb_sb *vsb, u64 *begun, u64 *ended);
+void vfsb_tracking_shutdown(struct vfsb_sb *vsb);
+void vfsb_tracking_exit(void);
+
+/* The live tracking of sb; caller in an RCU read-side section. */
+struct vfsb_sb *vfsb_tracking_lookup_rcu(struct super_block *sb);
+
+#endif /* VFSB_TRACKING_H */
