@@ -70,12 +70,13 @@ for kind in $kinds; do
 	if [ "$mode" = build ]; then
 		if [ -n "${VFSB_NO_DKMS:-}" ]; then
 			how=kbuild
-			scripts/build-module.sh "$KREL" "$KDIR" >"$log" 2>&1
+			cmd=scripts/build-module.sh
 		else
 			how="dkms build + install"
-			scripts/dkms.sh build "$KREL" "$KDIR" >"$log" 2>&1
+			cmd="scripts/dkms.sh build"
 		fi
-		if [ $? = 0 ]; then
+		# shellcheck disable=SC2086 # cmd is a script and its subcommand
+		if $cmd "$KREL" "$KDIR" >"$log" 2>&1; then
 			line "KERNEL $KREL: built ($how: $(tail -n 1 "$log"))"
 		else
 			cat "$log" >&2
