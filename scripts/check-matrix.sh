@@ -56,28 +56,24 @@ for kind in $kinds; do
 	t0=$(date +%s)
 	note "===== $kind ($mode)"
 	# Fetch or build the kernel; find the release to ask kernel.sh for.
+	fail=""
 	case "$kind" in
 	6.1) kver=6.1 ;;
 	6.12 | 7 | debug)
-		if ! kver=$(scripts/kernels/fetch.sh "$kind"); then
-			if [ "$mode" = build ]; then
-				line "KERNEL $kind: BUILD FAILED (fetch/build of the kernel failed)"
-				status=1
-			else
-				set -- "$@" "KERNEL $kind (fetch/build of the kernel failed)" 1 "$logs/$kind.none"
-				show "KERNEL $kind (fetch/build of the kernel failed)" 1 "$logs/$kind.none"
-			fi
-			continue
-		fi ;;
+		kver=$(scripts/kernels/fetch.sh "$kind") ||
+			fail="fetch/build of the kernel failed" ;;
 	*) kver=$kind ;;
 	esac
-	if ! kenv=$(scripts/kernel.sh "$kver"); then
+	if [ -z "$fail" ] && ! kenv=$(scripts/kernel.sh "$kver"); then
+		fail="no such kernel"
+	fi
+	if [ -n "$fail" ]; then
 		if [ "$mode" = build ]; then
-			line "KERNEL $kind: BUILD FAILED (no such kernel)"
+			line "KERNEL $kind: BUILD FAILED ($fail)"
 			status=1
 		else
-			set -- "$@" "KERNEL $kind (no such kernel)" 1 "$logs/$kind.none"
-			show "KERNEL $kind (no such kernel)" 1 "$logs/$kind.none"
+			set -- "$@" "KERNEL $kind ($fail)" 1 "$logs/$kind.none"
+			show "KERNEL $kind ($fail)" 1 "$logs/$kind.none"
 		fi
 		continue
 	fi

@@ -22,6 +22,7 @@ while [ $# -gt 0 ]; do
 	res=$(grep -sE '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	[ "$rc" = 0 ] || status=1
 	if [ -z "$res" ]; then
+		[ -e "$log" ] || log="none"
 		echo "$label: 0 passed, 1 failed, 0 skipped (no result: exit $rc; log: $log)"
 		tf=$((tf + 1)) status=1
 		continue
