@@ -50,16 +50,6 @@ FIXTURE_TEARDOWN(rec)
 	umount2(DIR_R, MNT_DETACH);
 }
 
-static int touch(const char *path)
-{
-	int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
-
 TEST_F(rec, each_operation_announces_itself)
 {
 	struct vfsb_record *r;

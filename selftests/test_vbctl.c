@@ -523,17 +523,6 @@ static int stream_start(struct proc *p, char *const argv[])
 	return wait_stderr(p, &res, "streaming (journal id ");
 }
 
-/* Creates path: one CREATE record (no write, no truncation). */
-static int touch(const char *path)
-{
-	int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
-
 TEST_F(watched, stream_json_lines)
 {
 	char *argv[] = { "vbctl", "stream", DIR_W, "--json", "--count", "4", NULL };

@@ -34,6 +34,16 @@ int mount_ext4(const char *dir)
 	return mount(dev, dir, "ext4", 0, NULL) ? -errno : 0;
 }
 
+int touch(const char *path)
+{
+	int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 int put_file(const char *path, const char *text)
 {
 	int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);

@@ -14,6 +14,10 @@ int mount_tmpfs(const char *dir);
  */
 int mount_ext4(const char *dir);
 
+/* Creates path if it does not exist, and writes nothing: the one
+   record that announces is a CREATE. 0 or -errno. */
+int touch(const char *path);
+
 /* Creates or truncates path with text: 0 when all of it was written. */
 int put_file(const char *path, const char *text);
 
