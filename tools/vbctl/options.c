@@ -57,6 +57,31 @@ int vb_getopt(int argc, char **argv, const struct option *opts,
 	return c;
 }
 
+int vb_json_command(struct vbctl *vb, int argc, char **argv, const char *usage,
+		    bool *json)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		VB_OPT_HELP, VB_OPT_END,
+	};
+	int c;
+
+	*json = false;
+	vb_getopt_reset();
+	while ((c = vb_getopt(argc, argv, opts, usage)) != -1) {
+		if (c == 'h')
+			return VB_HELP;
+		if (c != 'j')
+			return VB_USAGE;
+		*json = true;
+	}
+	if (optind != argc) {
+		vb_err("%s takes no arguments (usage: vbctl %s)", argv[0], usage);
+		return VB_USAGE;
+	}
+	return vb_open(vb);
+}
+
 int vb_number(const char *opt, const char *arg, unsigned long long max,
 	      unsigned long long *out)
 {

@@ -49,31 +49,15 @@ static void text_entry(const struct vfsb_sb_stats *s)
 
 int cmd_stats(struct vbctl *vb, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		VB_OPT_HELP, VB_OPT_END,
-	};
 	struct vfsb_sb_stats *st;
 	unsigned int i, n;
-	bool json = false;
+	bool json;
 	struct jw j;
-	int c, ret;
+	int ret;
 
-	vb_getopt_reset();
-	while ((c = vb_getopt(argc, argv, opts, USAGE)) != -1) {
-		if (c == 'h')
-			return VB_OK;
-		if (c != 'j')
-			return VB_USAGE;
-		json = true;
-	}
-	if (optind != argc) {
-		vb_err("stats takes no PATH (usage: vbctl %s)", USAGE);
-		return VB_USAGE;
-	}
-	ret = vb_open(vb);
+	ret = vb_json_command(vb, argc, argv, USAGE, &json);
 	if (ret)
-		return ret;
+		return ret == VB_HELP ? VB_OK : ret;
 	ret = vfsb_stats(vb->dev, &st, &n);
 	if (ret)
 		return vb_fail("stats", NULL, ret);

@@ -64,6 +64,14 @@ int vb_getopt(int argc, char **argv, const struct option *opts,
 	      const char *usage);
 /* Starts option parsing of a new command line (the session parses many). */
 void vb_getopt_reset(void);
+/*
+ * For a command whose only option is --json (and --help): parses them
+ * into *json, refuses arguments, opens the device. VB_OK to go on;
+ * VB_HELP when --help was answered; VB_USAGE after saying why not.
+ */
+#define VB_HELP (-1)
+int vb_json_command(struct vbctl *vb, int argc, char **argv, const char *usage,
+		    bool *json);
 /* A number in [0, max] from an option's argument: VB_OK, or VB_USAGE
    after saying what is wrong with it. */
 int vb_number(const char *opt, const char *arg, unsigned long long max,

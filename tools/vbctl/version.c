@@ -22,32 +22,16 @@ static const char *feature(unsigned int bit, char *buf, size_t sz)
 
 int cmd_version(struct vbctl *vb, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		VB_OPT_HELP, VB_OPT_END,
-	};
 	struct vfsb_version v;
-	bool json = false;
+	bool json;
 	unsigned int bit;
 	char other[16];
 	struct jw j;
-	int c, ret;
+	int ret;
 
-	vb_getopt_reset();
-	while ((c = vb_getopt(argc, argv, opts, USAGE)) != -1) {
-		if (c == 'h')
-			return VB_OK;
-		if (c != 'j')
-			return VB_USAGE;
-		json = true;
-	}
-	if (optind != argc) {
-		vb_err("version takes no arguments (usage: vbctl %s)", USAGE);
-		return VB_USAGE;
-	}
-	ret = vb_open(vb);
+	ret = vb_json_command(vb, argc, argv, USAGE, &json);
 	if (ret)
-		return ret;
+		return ret == VB_HELP ? VB_OK : ret;
 	ret = vfsb_get_version(vb->dev, &v);
 	if (ret)
 		return vb_fail("version", NULL, ret);

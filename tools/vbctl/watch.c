@@ -178,32 +178,16 @@ static void list_row(struct jw *j, __u32 dev, const struct vfsb_sb_stats *s)
 
 int cmd_list(struct vbctl *vb, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		VB_OPT_HELP, VB_OPT_END,
-	};
 	struct vfsb_sb_stats *st = NULL;
 	unsigned int i, nst = 0, ndevs = 0;
 	__u32 *devs = NULL;
-	bool json = false;
+	bool json;
 	struct jw j;
-	int c, ret;
+	int ret;
 
-	vb_getopt_reset();
-	while ((c = vb_getopt(argc, argv, opts, LIST_USAGE)) != -1) {
-		if (c == 'h')
-			return VB_OK;
-		if (c != 'j')
-			return VB_USAGE;
-		json = true;
-	}
-	if (optind != argc) {
-		vb_err("list takes no PATH (usage: vbctl %s)", LIST_USAGE);
-		return VB_USAGE;
-	}
-	ret = vb_open(vb);
+	ret = vb_json_command(vb, argc, argv, LIST_USAGE, &json);
 	if (ret)
-		return ret;
+		return ret == VB_HELP ? VB_OK : ret;
 	ret = vfsb_stats(vb->dev, &st, &nst);
 	/* a session lists its own watches, a lone vbctl what is tracked */
 	if (!ret && vb->session)
