@@ -506,6 +506,23 @@ TEST_F_TIMEOUT(overlay, write_held_holds_upper_section, 120)
 	expect_quiet(_metadata, self->dev, DIR_LOWER, "the held write");
 }
 
+/* what, done through the overlay, ran in sections of fs (counters a
+   before, b after), and left none open. */
+static void expect_sections(struct __test_metadata *_metadata,
+			    const char *what, const char *fs,
+			    const struct vfsb_sb_stats *a,
+			    const struct vfsb_sb_stats *b)
+{
+	EXPECT_LT(a->sections_begun, b->sections_begun)
+		TH_LOG("%s through the overlay wrote to %s outside any section (begun %llu -> %llu)",
+		       what, fs, ULL(a->sections_begun), ULL(b->sections_begun));
+	EXPECT_EQ(0, b->in_flight)
+		TH_LOG("%s through the overlay left %llu section(s) open on %s (begun %llu -> %llu, ended %llu -> %llu)",
+		       what, ULL(b->in_flight), fs,
+		       ULL(a->sections_begun), ULL(b->sections_begun),
+		       ULL(a->sections_ended), ULL(b->sections_ended));
+}
+
 /* Each operation through the overlay: a section on the upper fs (and on
    the overlay when watched), all closed afterwards. */
 struct ovl_op {
@@ -583,25 +600,11 @@ TEST_F(overlay, ops_pair_sections_on_both)
 		EXPECT_EQ(0, ret) TH_LOG("%s through the overlay: %s",
 					 ops[i].name, strerror(-ret));
 		ASSERT_EQ(0, vfsb_stats_path(self->dev, DIR_UPPER, &ub));
-		EXPECT_LT(ua.sections_begun, ub.sections_begun)
-			TH_LOG("%s through the overlay wrote to the upper tmpfs outside any section (begun %llu -> %llu)",
-			       ops[i].name, ULL(ua.sections_begun), ULL(ub.sections_begun));
-		EXPECT_EQ(0, ub.in_flight)
-			TH_LOG("%s through the overlay left %llu section(s) open on the upper tmpfs (begun %llu -> %llu, ended %llu -> %llu)",
-			       ops[i].name, ULL(ub.in_flight),
-			       ULL(ua.sections_begun), ULL(ub.sections_begun),
-			       ULL(ua.sections_ended), ULL(ub.sections_ended));
+		expect_sections(_metadata, ops[i].name, "the upper tmpfs", &ua, &ub);
 		if (!variant->watch_overlay)
 			continue;
 		ASSERT_EQ(0, vfsb_stats_path(self->dev, DIR_MERGED, &ob));
-		EXPECT_LT(oa.sections_begun, ob.sections_begun)
-			TH_LOG("%s on the watched overlay ran outside any section of it (begun %llu -> %llu)",
-			       ops[i].name, ULL(oa.sections_begun), ULL(ob.sections_begun));
-		EXPECT_EQ(0, ob.in_flight)
-			TH_LOG("%s left %llu section(s) open on the overlay (begun %llu -> %llu, ended %llu -> %llu)",
-			       ops[i].name, ULL(ob.in_flight),
-			       ULL(oa.sections_begun), ULL(ob.sections_begun),
-			       ULL(oa.sections_ended), ULL(ob.sections_ended));
+		expect_sections(_metadata, ops[i].name, "the watched overlay", &oa, &ob);
 	}
 	expect_quiet(_metadata, self->dev, DIR_UPPER, "the overlay operations");
 	if (variant->watch_overlay)
