@@ -24,10 +24,12 @@ module:
 lib:
 	$(MAKE) -C lib BUILD=$(BUILD)
 
-selftests:
+# Both link libvfsb (and would build it themselves): built first, once,
+# so that make -j does not build it twice at the same time.
+selftests: lib
 	$(MAKE) -C selftests BUILD=$(BUILD)
 
-tools:
+tools: lib
 	$(MAKE) -C tools BUILD=$(BUILD)
 
 lint:
