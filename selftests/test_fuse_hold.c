@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The FUSE hold server of fuse_hold.h: its tree behaves like a file
+ * The FUSE hold server (fuse_hold.c): its tree behaves like a file
  * system, and a held request keeps its syscall in flight, for sure and
  * for as long as the test likes, while the rest of the mount goes on.
  */

@@ -2,7 +2,7 @@
 /*
  * The barrier waits for every kind of write operation held in flight:
  *  - fuse.<op>: a namespace, attribute or data operation on a watched
- *    FUSE mount whose request the server (fuse_hold.h) holds unanswered;
+ *    FUSE mount whose request the server (fuse_hold.c) holds unanswered;
  *  - uffd.*: io_uring and Linux AIO writes on a watched tmpfs, held by a
  *    userfaultfd buffer (the io_uring write faults in an io-wq worker);
  *  - overlay.*: a write through an overlay whose upper layer is on a
