@@ -1,52 +1,68 @@
 # vfsbarrier: top-level targets. See README.md.
 # KVER selects the target kernel (default: Debian 12's 6.1, installed by
 # `make deps`); every module load happens inside a QEMU guest.
+#
+# `make` (all, module, lib, selftests, tools, lint) builds with what is
+# installed: no root, no network. Only the targets that boot a guest
+# (demo, check, check-matrix, bench) install the dependencies first
+# (scripts/deps.sh: apt, as root).
 KVER ?=
+# The build directory; scripts/*.sh honour VFSB_BUILD the same way.
+BUILD := $(if $(VFSB_BUILD),$(VFSB_BUILD),$(CURDIR)/build)
 
-.PHONY: all deps module selftests tools check demo lint clean
+.PHONY: all deps module lib selftests tools lint check check-matrix demo \
+	bench clean dkms-install dkms-uninstall
 
 all: module selftests tools
 
 deps:
 	@scripts/deps.sh
 
-module: deps
+module:
 	@eval "$$(scripts/kernel.sh $(KVER))" && scripts/build-module.sh "$$KREL" "$$KDIR"
 
-selftests: deps
-	$(MAKE) -C selftests
+lib:
+	$(MAKE) -C lib BUILD=$(BUILD)
 
-tools:
-	$(MAKE) -C tools
+# Both link libvfsb (and would build it themselves): built first, once,
+# so that make -j does not build it twice at the same time.
+selftests: lib
+	$(MAKE) -C selftests BUILD=$(BUILD)
 
-# Lint first: a change that is not kernel-clean does not get tested.
-check: deps lint
-	@scripts/run-guest.sh check $(KVER)
+tools: lib
+	$(MAKE) -C tools BUILD=$(BUILD)
 
-lint: deps
+lint:
 	@KVER=$(KVER) scripts/lint.sh
 
-demo: deps
-	@scripts/run-guest.sh demo $(KVER)
-
-clean:
-	rm -rf build
-	find module -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' \
-		-o -name Module.symvers -o -name modules.order | xargs rm -f
+# Lint first: a change that is not clean does not get tested.
+check: deps
+	@KVER=$(KVER) scripts/lint.sh
+	@scripts/run-guest.sh check $(KVER)
 
 # Every kernel the archive reaches (see scripts/check-matrix.sh).
 check-matrix: deps
 	@scripts/check-matrix.sh
-.PHONY: check-matrix
+
+demo: deps
+	@scripts/run-guest.sh demo $(KVER)
 
 # Benchmarks, side by side in one guest boot (see BENCHMARKS.md).
 bench: deps
 	@scripts/run-guest.sh bench $(KVER)
-.PHONY: bench
+
+# Everything built: the build directory (modules for every kernel, DKMS
+# trees, libvfsb, programs, guest images) and what a kbuild run in
+# module/ itself (make -C module) leaves there.
+clean:
+	rm -rf $(BUILD)
+	find module \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
+		-o -name '*.mod.c' -o -name '.*.cmd' -o -name '.*.d' \
+		-o -name Module.symvers -o -name modules.order \
+		-o -name '*.dwo' -o -name '.tmp_versions' \) -exec rm -rf {} +
 
 # A real machine: DKMS builds it for the running kernel and every later one.
 dkms-install:
 	@scripts/dkms.sh install
 dkms-uninstall:
 	@scripts/dkms.sh uninstall
-.PHONY: dkms-install dkms-uninstall

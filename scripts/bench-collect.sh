@@ -13,6 +13,9 @@ if [ -f "$arg" ]; then
 elif [ -n "$arg" ]; then
 	log=$build/$arg/console-bench.log
 else
+	# the newest; ls -t is the portable way to say that, and these names
+	# are ours (a kernel release each)
+	# shellcheck disable=SC2012
 	log=$(ls -t "$build"/*/console-bench.log 2>/dev/null | head -n 1 || true)
 fi
 if [ -z "$log" ] || [ ! -f "$log" ]; then

@@ -35,34 +35,46 @@ logs=$build/matrix
 mkdir -p "$logs"
 case "$mode" in check | build) ;; *) echo "check-matrix: VFSB_MATRIX must be check or build" >&2; exit 2 ;; esac
 
-tp=0 tf=0 ts=0 status=0
+status=0
 summary=""
 note() { echo "check-matrix: $*" >&2; }
-# line TEXT: a result line, shown now (stderr) and in the summary at the
-# end (stdout).
+# line TEXT: a build result line, shown now (stderr) and in the summary
+# at the end (stdout).
 line() {
 	note "$1"
 	summary="$summary$1
 "
 }
+# show LABEL RC LOG: the result line of a run, now; the runs are summed
+# at the end (scripts/ktap-sum.sh, with the positional parameters).
+show() {
+	note "$(scripts/ktap-sum.sh "$1" "$2" "$3" | head -n 1)"
+}
+set --
 
 for kind in $kinds; do
 	t0=$(date +%s)
 	note "===== $kind ($mode)"
 	# Fetch or build the kernel; find the release to ask kernel.sh for.
+	fail=""
 	case "$kind" in
 	6.1) kver=6.1 ;;
 	6.12 | 7 | debug)
-		if ! kver=$(scripts/kernels/fetch.sh "$kind"); then
-			line "KERNEL $kind: 0 passed, 1 failed, 0 skipped (fetch/build of the kernel failed)"
-			tf=$((tf + 1)) status=1
-			continue
-		fi ;;
+		kver=$(scripts/kernels/fetch.sh "$kind") ||
+			fail="fetch/build of the kernel failed" ;;
 	*) kver=$kind ;;
 	esac
-	if ! kenv=$(scripts/kernel.sh "$kver"); then
-		line "KERNEL $kind: 0 passed, 1 failed, 0 skipped (no such kernel)"
-		tf=$((tf + 1)) status=1
+	if [ -z "$fail" ] && ! kenv=$(scripts/kernel.sh "$kver"); then
+		fail="no such kernel"
+	fi
+	if [ -n "$fail" ]; then
+		if [ "$mode" = build ]; then
+			line "KERNEL $kind: BUILD FAILED ($fail)"
+			status=1
+		else
+			set -- "$@" "KERNEL $kind ($fail)" 1 "$logs/$kind.none"
+			show "KERNEL $kind ($fail)" 1 "$logs/$kind.none"
+		fi
 		continue
 	fi
 	eval "$kenv"
@@ -70,17 +82,18 @@ for kind in $kinds; do
 	if [ "$mode" = build ]; then
 		if [ -n "${VFSB_NO_DKMS:-}" ]; then
 			how=kbuild
-			scripts/build-module.sh "$KREL" "$KDIR" >"$log" 2>&1
+			cmd=scripts/build-module.sh
 		else
 			how="dkms build + install"
-			scripts/dkms.sh build "$KREL" "$KDIR" >"$log" 2>&1
+			cmd="scripts/dkms.sh build"
 		fi
-		if [ $? = 0 ]; then
+		# shellcheck disable=SC2086 # cmd is a script and its subcommand
+		if $cmd "$KREL" "$KDIR" >"$log" 2>&1; then
 			line "KERNEL $KREL: built ($how: $(tail -n 1 "$log"))"
 		else
 			cat "$log" >&2
 			line "KERNEL $KREL: BUILD FAILED (log: $log)"
-			tf=$((tf + 1)) status=1
+			status=1
 		fi
 		note "$kind took $(($(date +%s) - t0))s"
 		continue
@@ -101,31 +114,20 @@ for kind in $kinds; do
 	wait $pid
 	rc=$?
 	wait $tailpid 2>/dev/null
-	res=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-	if [ -z "$res" ]; then
-		line "KERNEL $KREL: 0 passed, 1 failed, 0 skipped (no result: build or boot failed; log: $log)"
-		tf=$((tf + 1)) status=1
-	else
-		p=$(echo "$res" | awk '{ print $1 }')
-		f=$(echo "$res" | awk '{ print $3 }')
-		s=$(echo "$res" | awk '{ print ($5 == "" ? 0 : $5) }')
-		tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
-		if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
-			line "KERNEL $KREL: $res (run failed: see $log; counted as 1 failure)"
-			tf=$((tf + 1)) status=1
-		else
-			line "KERNEL $KREL: $res"
-			[ "$rc" = 0 ] && [ "$f" = 0 ] || status=1
-		fi
-	fi
+	set -- "$@" "KERNEL $KREL" "$rc" "$log"
+	show "KERNEL $KREL" "$rc" "$log"
 	note "$kind took $(($(date +%s) - t0))s (log: $log)"
 done
 
 echo "===== matrix ($mode)"
-printf '%s' "$summary"
 if [ "$mode" = check ]; then
-	echo "$tp passed, $tf failed, $ts skipped"
+	scripts/ktap-sum.sh "$@"
+	exit
+fi
+printf '%s' "$summary"
+if [ "$status" = 0 ]; then
+	echo "all kernels built"
 else
-	[ "$status" = 0 ] && echo "all kernels built" || echo "$tf kernels failed to build"
+	echo "$(printf '%s' "$summary" | grep -c 'BUILD FAILED') kernels failed to build"
 fi
 exit $status

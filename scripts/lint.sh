@@ -1,36 +1,112 @@
 #!/bin/sh
-# Kernel-grade lint: checkpatch --strict (no error, warning or check
-# allowed) on every kernel source and header and the UAPI header; sparse
-# (C=2: every file rechecked) against the default kernel with no
-# warning; tools and selftests build with -Wall -Wextra -Werror.
+# Lint, zero findings allowed:
+#   checkpatch --strict on every kernel source and header and the UAPI
+#     header;
+#   sparse (C=2: every file rechecked) against the target kernel (KVER),
+#     or against the default kernel when the target's kbuild cannot run
+#     the host's sparse (7.x: its kbuild runs in a trixie chroot without
+#     sparse, and its Makefile wants scripts/checker-valid.sh, which the
+#     kbuild package does not ship);
+#   every shell script through shellcheck;
+#   lib/, tools/ and selftests/ built with -Wall -Wextra -Werror.
+# Needs what scripts/deps.sh installs (it does not install it: lint runs
+# without root); says what is missing.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+build=${VFSB_BUILD:-$top/build}
 checkpatch=/usr/src/linux-source-6.1/scripts/checkpatch.pl
 status=0
 
+need() {
+	command -v "$1" >/dev/null 2>&1 && return 0
+	echo "lint: $1 not found (make deps installs it)"
+	status=1
+	return 1
+}
+
 echo "lint: checkpatch --strict"
-out=$(perl "$checkpatch" --strict --no-tree --terse --show-types \
-	--ignore SPDX_LICENSE_TAG -f module/*.c module/*.h module/configure/*/test.c \
-	include/uapi/linux/vfsbarrier.h 2>&1 | grep -v '^total: 0 errors, 0 warnings, 0 checks' || true)
-if [ -n "$out" ]; then
-	echo "$out"
+if [ -f "$checkpatch" ]; then
+	out=$(perl "$checkpatch" --strict --no-tree --terse --show-types \
+		--ignore SPDX_LICENSE_TAG -f module/*.c module/*.h module/configure/*/test.c \
+		include/uapi/linux/vfsbarrier.h 2>&1 |
+		grep -v '^total: 0 errors, 0 warnings, 0 checks' || true)
+	if [ -n "$out" ]; then
+		echo "$out"
+		status=1
+	fi
+else
+	echo "lint: $checkpatch not found (make deps installs linux-source-6.1)"
 	status=1
 fi
 
-echo "lint: sparse (C=2)"
+# can_sparse KDIR: its kbuild runs here (no build chroot), and has what
+# its Makefile checks sparse with. Debian's arch headers include the
+# common ones, where the Makefile and scripts/ are.
+can_sparse() {
+	kroot=$(cd "$1/../../.." && pwd)
+	[ ! -f "$kroot/.vfsb-build-chroot" ] || return 1
+	src=$(sed -n 's|^include \(/.*\)/Makefile$|\1|p' "$1/Makefile" | head -n 1)
+	src=${src:-$1}
+	! grep -qs 'scripts/checker-valid.sh' "$src/Makefile" ||
+		[ -e "$src/scripts/checker-valid.sh" ]
+}
+
 eval "$(scripts/kernel.sh "${KVER:-}")"
-# kbuild prints sparse's findings on stderr, next to the build's own
-out=$(scripts/build-module.sh "$KREL" "$KDIR" C=2 2>&1 >/dev/null |
-	grep -v 'Skipping BTF generation' || true)
-if [ -n "$out" ]; then
-	echo "$out"
-	status=1
+if ! can_sparse "$KDIR"; then
+	target=$KREL
+	eval "$(scripts/kernel.sh)"
+	echo "lint: sparse (C=2) against $KREL ($target's kbuild cannot run the host's sparse)"
+else
+	echo "lint: sparse (C=2) against $KREL"
+fi
+if need sparse; then
+	# kbuild prints sparse's findings on stderr, next to the build's own
+	out=$(scripts/build-module.sh "$KREL" "$KDIR" C=2 2>&1 >/dev/null |
+		grep -v 'Skipping BTF generation' || true)
+	if [ -n "$out" ]; then
+		echo "$out"
+		status=1
+	fi
 fi
 
-echo "lint: tools and selftests with -Werror"
-make -s -C selftests OUT="${VFSB_BUILD:-$top/build}/lint-bin" >/dev/null || status=1
-make -s -C tools OUT="${VFSB_BUILD:-$top/build}/lint-bin" >/dev/null || status=1
+echo "lint: shellcheck"
+# is_script FILE: a shell script, by its name or by its #! line
+# (guest/init runs busybox sh).
+is_script() {
+	case "$1" in *.sh) return 0 ;; esac
+	head -n 1 "$1" | grep -qE '^#!.*[/ ](ba)?sh$'
+}
+scripts=$(
+	if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+		git -C "$top" ls-files
+	else
+		find . -path ./build -prune -o -type f -print | sed 's|^\./||'
+	fi | while read -r f; do
+		if [ -f "$f" ] && is_script "$f"; then
+			echo "$f"
+		fi
+	done
+)
+if need shellcheck; then
+	for f in $scripts; do
+		# scripts/guest.sh belongs to the kernel half of the tree; its
+		# one finding (SC2086, an unquoted memory size) is fixed there:
+		# drop this exception when that lands.
+		case "$f" in
+		scripts/guest.sh) excl="--exclude=SC2086" ;;
+		*) excl="" ;;
+		esac
+		# shellcheck disable=SC2086
+		shellcheck --shell="$(head -n 1 "$f" | grep -q bash && echo bash || echo sh)" \
+			--external-sources $excl "$f" || status=1
+	done
+fi
+
+echo "lint: lib, tools and selftests with -Wall -Wextra -Werror"
+make -s -C lib BUILD="$build" >/dev/null || status=1
+make -s -C selftests BUILD="$build" OUT="$build/lint-bin" >/dev/null || status=1
+make -s -C tools BUILD="$build" OUT="$build/lint-bin" >/dev/null || status=1
 
 [ $status = 0 ] && echo "lint: clean"
 exit $status

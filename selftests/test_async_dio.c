@@ -10,9 +10,14 @@
 #define _GNU_SOURCE
 #include <linux/aio_abi.h>
 
-#include "fuse_hold.h"
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "vfsb.h"
 #include "vfsb_uring.h"
-#include "vfsb_util.h"
+#include "fuse_hold.h"
+#include "testfs.h"
 #include "kselftest_harness.h"
 
 #define DIR_AF "/tmp/vb-adio"
@@ -68,23 +73,23 @@ TEST_F(adio, aio_write_section_lasts_until_completion)
 	/* returns while the server still holds the WRITE */
 	ASSERT_EQ(1, syscall(SYS_io_submit, ctx, 1, cbs));
 	ASSERT_EQ(0, fh_wait_held(self->fh, 20000));
-	EXPECT_LE(1, vfsb_in_flight(self->dev, DIR_AF));
+	EXPECT_LE(1, fs_in_flight(self->dev, DIR_AF));
 	EXPECT_EQ(-ETIMEDOUT, vfsb_barrier_path(self->dev, DIR_AF, 0, 200));
 	ASSERT_EQ(0, fh_release(self->fh));
 	ASSERT_EQ(1, syscall(SYS_io_getevents, ctx, 1, 1, &ev, NULL));
 	EXPECT_EQ(4096, ev.res);
 	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_AF, 0, 0));
-	EXPECT_EQ(0, vfsb_in_flight(self->dev, DIR_AF));
+	EXPECT_EQ(0, fs_in_flight(self->dev, DIR_AF));
 	syscall(SYS_io_destroy, ctx);
 }
 
 TEST_F(adio, uring_write_section_lasts_until_completion)
 {
 	struct io_uring_sqe sqe = { 0 };
-	struct ring r;
+	struct vfsb_uring r;
 	int res = 0;
 
-	ASSERT_EQ(0, ring_init(&r));
+	ASSERT_EQ(0, vfsb_uring_init(&r, 8));
 	sqe.opcode = IORING_OP_WRITE;
 	sqe.fd = self->fd;
 	sqe.addr = (unsigned long)self->buf;
@@ -93,16 +98,16 @@ TEST_F(adio, uring_write_section_lasts_until_completion)
 
 	ASSERT_EQ(0, fh_hold(self->fh, FUSE_WRITE));
 	/* returns at once: the write goes on in io-wq, then in FUSE */
-	ASSERT_EQ(0, ring_submit(&r, &sqe));
+	ASSERT_EQ(0, vfsb_uring_submit(&r, &sqe));
 	ASSERT_EQ(0, fh_wait_held(self->fh, 20000));
-	EXPECT_LE(1, vfsb_in_flight(self->dev, DIR_AF));
+	EXPECT_LE(1, fs_in_flight(self->dev, DIR_AF));
 	EXPECT_EQ(-ETIMEDOUT, vfsb_barrier_path(self->dev, DIR_AF, 0, 200));
 	ASSERT_EQ(0, fh_release(self->fh));
-	ASSERT_EQ(0, ring_reap(&r, &res));
+	ASSERT_EQ(0, vfsb_uring_reap(&r, &res));
 	EXPECT_EQ(4096, res);
 	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_AF, 0, 0));
-	EXPECT_EQ(0, vfsb_in_flight(self->dev, DIR_AF));
-	ring_exit(&r);
+	EXPECT_EQ(0, fs_in_flight(self->dev, DIR_AF));
+	vfsb_uring_exit(&r);
 }
 
 TEST_HARNESS_MAIN

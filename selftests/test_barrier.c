@@ -10,6 +10,14 @@
 #include <signal.h>
 #include <sys/xattr.h>
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include "vfsb.h"
+#include "task.h"
+#include "testfs.h"
 #include "uffd_hold.h"
 #include "kselftest_harness.h"
 
@@ -24,8 +32,8 @@ FIXTURE(watched) {
 
 FIXTURE_SETUP(watched)
 {
-	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_A));
-	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_B));
+	ASSERT_EQ(0, mount_tmpfs(DIR_A));
+	ASSERT_EQ(0, mount_tmpfs(DIR_B));
 	self->dev = vfsb_open();
 	ASSERT_LE(0, self->dev);
 	ASSERT_EQ(0, vfsb_watch_path(self->dev, DIR_A));
@@ -42,18 +50,6 @@ FIXTURE_TEARDOWN(watched)
 	umount2(DIR_B, MNT_DETACH);
 }
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -EIO;
-}
-
 TEST_F(watched, barrier_waits_for_held_write_only)
 {
 	struct uffd_hold h;
@@ -61,18 +57,18 @@ TEST_F(watched, barrier_waits_for_held_write_only)
 	__u64 cookie;
 
 	ASSERT_EQ(0, uffd_hold_start(&h, self->fd));
-	EXPECT_LE(1, vfsb_in_flight(self->dev, DIR_A));
+	EXPECT_LE(1, fs_in_flight(self->dev, DIR_A));
 
 	/* the barrier cannot complete while the write is held */
-	cookie = vfsb_barrier_start_path(self->dev, DIR_A);
+	ASSERT_EQ(0, vfsb_barrier_start_path(self->dev, DIR_A, 0, &cookie));
 	ASSERT_NE(0, cookie);
-	EXPECT_EQ(VFSB_BARRIER_PENDING, vfsb_barrier_poll(self->dev, cookie));
+	EXPECT_EQ(VFSB_BARRIER_PENDING, vfsb_barrier_poll(self->dev, cookie, NULL));
 	EXPECT_EQ(-ETIMEDOUT, vfsb_barrier_path(self->dev, DIR_A, 0, 200));
 	EXPECT_EQ(-ETIMEDOUT, vfsb_barrier_path(self->dev, DIR_A,
 						VFSB_BARRIER_EXPEDITED, 200));
 
 	/* ... but new writes, creates and renames on the same fs complete */
-	EXPECT_EQ(0, write_file(DIR_A "/new", "new data"));
+	EXPECT_EQ(0, put_file(DIR_A "/new", "new data"));
 	EXPECT_EQ(0, mkdir(DIR_A "/dir", 0755));
 	EXPECT_EQ(0, rename(DIR_A "/new", DIR_A "/dir/renamed"));
 	EXPECT_EQ(0, unlink(DIR_A "/dir/renamed"));
@@ -80,9 +76,9 @@ TEST_F(watched, barrier_waits_for_held_write_only)
 	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_B, 0, 0));
 	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_B, VFSB_BARRIER_EXPEDITED, 0));
 	EXPECT_FALSE(uffd_hold_done(&h));
-	EXPECT_EQ(VFSB_BARRIER_PENDING, vfsb_barrier_poll(self->dev, cookie));
+	EXPECT_EQ(VFSB_BARRIER_PENDING, vfsb_barrier_poll(self->dev, cookie, NULL));
 
-	EXPECT_EQ((ssize_t)h.page, uffd_hold_release(&h));
+	EXPECT_EQ((ssize_t)h.u.page, uffd_hold_release(&h));
 	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_A, 0, 0));
 	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_A, VFSB_BARRIER_EXPEDITED, 0));
 	/* the async barrier completes too, and poll() says so */
@@ -90,10 +86,10 @@ TEST_F(watched, barrier_waits_for_held_write_only)
 	pfd.events = POLLPRI;
 	EXPECT_EQ(1, poll(&pfd, 1, 30000));
 	EXPECT_TRUE(pfd.revents & POLLPRI);
-	EXPECT_EQ(VFSB_BARRIER_DONE, vfsb_barrier_poll(self->dev, cookie));
+	EXPECT_EQ(VFSB_BARRIER_DONE, vfsb_barrier_poll(self->dev, cookie, NULL));
 	/* a cookie reported done is forgotten */
-	EXPECT_EQ(-ENOENT, vfsb_barrier_poll(self->dev, cookie));
-	EXPECT_EQ(0, vfsb_in_flight(self->dev, DIR_A));
+	EXPECT_EQ(-ENOENT, vfsb_barrier_poll(self->dev, cookie, NULL));
+	EXPECT_EQ(0, fs_in_flight(self->dev, DIR_A));
 }
 
 TEST_F(watched, barrier_all_waits_for_each_watch)
@@ -103,7 +99,7 @@ TEST_F(watched, barrier_all_waits_for_each_watch)
 
 	ASSERT_EQ(0, uffd_hold_start(&h, self->fd));
 	EXPECT_EQ(-ETIMEDOUT, vfsb_ioctl(self->dev, VFSB_IOC_BARRIER, &b));
-	EXPECT_EQ((ssize_t)h.page, uffd_hold_release(&h));
+	EXPECT_EQ((ssize_t)h.u.page, uffd_hold_release(&h));
 	b.timeout_ms = 0;
 	EXPECT_EQ(0, vfsb_ioctl(self->dev, VFSB_IOC_BARRIER, &b));
 }
@@ -141,13 +137,13 @@ TEST_F(watched, barrier_is_interruptible_and_retryable)
 	while (!__atomic_load_n(&bt.tid, __ATOMIC_ACQUIRE))
 		sched_yield();
 	/* the thread sleeps in the barrier (the write is held) */
-	ASSERT_EQ(0, vfsb_wait_sleeping(bt.tid));
+	ASSERT_EQ(0, wait_sleeping(bt.tid));
 	ASSERT_EQ(0, pthread_kill(th, SIGUSR1));
 	pthread_join(th, NULL);
 	EXPECT_EQ(-EINTR, bt.ret);
 	/* safe to retry: still waits for the held write, then completes */
 	EXPECT_EQ(-ETIMEDOUT, vfsb_barrier_path(self->dev, DIR_A, 0, 100));
-	EXPECT_EQ((ssize_t)h.page, uffd_hold_release(&h));
+	EXPECT_EQ((ssize_t)h.u.page, uffd_hold_release(&h));
 	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_A, 0, 0));
 }
 
@@ -173,13 +169,13 @@ TEST_F(watched, barrier_restarts_under_sa_restart)
 	ASSERT_EQ(0, pthread_create(&th, NULL, barrier_thread, &bt));
 	while (!__atomic_load_n(&bt.tid, __ATOMIC_ACQUIRE))
 		sched_yield();
-	ASSERT_EQ(0, vfsb_wait_sleeping(bt.tid));
+	ASSERT_EQ(0, wait_sleeping(bt.tid));
 	ASSERT_EQ(0, pthread_kill(th, SIGUSR2));
 	while (!usr2_seen)
 		sched_yield();
 	/* the handler ran, and the thread sleeps in the barrier again */
-	ASSERT_EQ(0, vfsb_wait_sleeping(bt.tid));
-	EXPECT_EQ((ssize_t)h.page, uffd_hold_release(&h));
+	ASSERT_EQ(0, wait_sleeping(bt.tid));
+	EXPECT_EQ((ssize_t)h.u.page, uffd_hold_release(&h));
 	pthread_join(th, NULL);
 	EXPECT_EQ(0, bt.ret);
 }
@@ -188,21 +184,20 @@ TEST_F(watched, async_barrier_limits)
 {
 	struct vfsb_barrier_poll bp = { 0 };
 	struct uffd_hold h;
-	__u64 cookies[VFSB_MAX_ASYNC];
+	__u64 cookies[VFSB_MAX_ASYNC], cookie;
 	int i, done = 0;
 
 	ASSERT_EQ(0, uffd_hold_start(&h, self->fd));
 	for (i = 0; i < VFSB_MAX_ASYNC; i++) {
-		cookies[i] = vfsb_barrier_start_path(self->dev, DIR_A);
+		ASSERT_EQ(0, vfsb_barrier_start_path(self->dev, DIR_A, 0, &cookies[i]));
 		ASSERT_NE(0, cookies[i]);
 	}
 	/* all pending: one more is refused, nothing is done yet */
-	EXPECT_EQ(0, vfsb_barrier_start_path(self->dev, DIR_A));
-	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(-EAGAIN, vfsb_barrier_start_path(self->dev, DIR_A, 0, &cookie));
 	EXPECT_EQ(0, vfsb_ioctl(self->dev, VFSB_IOC_BARRIER_POLL, &bp));
 	EXPECT_EQ(VFSB_BARRIER_PENDING, bp.state);
-	EXPECT_EQ(-ENOENT, vfsb_barrier_poll(self->dev, 12345678));
-	EXPECT_EQ((ssize_t)h.page, uffd_hold_release(&h));
+	EXPECT_EQ(-ENOENT, vfsb_barrier_poll(self->dev, 12345678, NULL));
+	EXPECT_EQ((ssize_t)h.u.page, uffd_hold_release(&h));
 	/* cookie 0 reaps any completed one; all complete */
 	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_A, 0, 0));
 	while (done < VFSB_MAX_ASYNC) {
@@ -223,13 +218,13 @@ TEST_F(watched, bad_requests)
 {
 	struct vfsb_barrier b = { .fd = -1 };
 	struct vfsb_watch w = { .fd = -1 };
+	__u64 cookie;
 
-	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_C));
+	ASSERT_EQ(0, mount_tmpfs(DIR_C));
 	/* nobody watches C */
 	EXPECT_EQ(-ENOENT, vfsb_barrier_path(self->dev, DIR_C, 0, 0));
 	EXPECT_EQ(-ENOENT, vfsb_unwatch_path(self->dev, DIR_C));
-	EXPECT_EQ(0, vfsb_barrier_start_path(self->dev, DIR_C));
-	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-ENOENT, vfsb_barrier_start_path(self->dev, DIR_C, 0, &cookie));
 	EXPECT_EQ(-EBADF, vfsb_ioctl(self->dev, VFSB_IOC_BARRIER, &b));
 	EXPECT_EQ(-EBADF, vfsb_ioctl(self->dev, VFSB_IOC_WATCH, &w));
 	EXPECT_EQ(-EEXIST, vfsb_watch_path(self->dev, DIR_A));
@@ -259,7 +254,7 @@ TEST_F(watched, failed_write_access_leaves_no_section)
 	ASSERT_EQ(0, mount(DIR_A, DIR_A "/ro", NULL, MS_BIND, NULL));
 	ASSERT_EQ(0, mount(NULL, DIR_A "/ro", NULL,
 			   MS_REMOUNT | MS_BIND | MS_RDONLY, NULL));
-	begun = vfsb_begun(self->dev, DIR_A);
+	begun = fs_begun(self->dev, DIR_A);
 	EXPECT_EQ(-1, mkdir(DIR_A "/ro/x", 0755));
 	EXPECT_EQ(EROFS, errno);
 	EXPECT_EQ(-1, open(DIR_A "/ro/y", O_CREAT | O_WRONLY, 0644));
@@ -268,16 +263,16 @@ TEST_F(watched, failed_write_access_leaves_no_section)
 	EXPECT_EQ(EROFS, errno);
 	EXPECT_EQ(-1, truncate(DIR_A "/ro/held", 0));
 	EXPECT_EQ(EROFS, errno);
-	/* fsetxattr(): the mnt_want_write_file() side */
+	/* fsetxattr(): the mnt_want_put_file() side */
 	fd = open(DIR_A "/ro/held", O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(-1, fsetxattr(fd, "trusted.vfsb", "1", 1, 0));
 	EXPECT_EQ(EROFS, errno);
 	close(fd);
 	/* the failed calls did enter mnt_want_write(): sections opened ... */
-	EXPECT_LT(begun, vfsb_begun(self->dev, DIR_A));
+	EXPECT_LT(begun, fs_begun(self->dev, DIR_A));
 	/* ... and closed on the failure path */
-	EXPECT_EQ(0, vfsb_in_flight(self->dev, DIR_A));
+	EXPECT_EQ(0, fs_in_flight(self->dev, DIR_A));
 	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_A, 0, 5000));
 	umount2(DIR_A "/ro", MNT_DETACH);
 }
@@ -288,7 +283,7 @@ TEST(close_and_rmmod_while_write_held)
 	struct uffd_hold h;
 	int dev, fd;
 
-	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_C));
+	ASSERT_EQ(0, mount_tmpfs(DIR_C));
 	dev = vfsb_open();
 	ASSERT_LE(0, dev);
 	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_C));
@@ -302,9 +297,9 @@ TEST(close_and_rmmod_while_write_held)
 	/* the tracking now waits for that section; rmmod is refused meanwhile */
 	EXPECT_EQ(-EWOULDBLOCK, vfsb_module_unload());
 	EXPECT_TRUE(vfsb_module_loaded());
-	EXPECT_EQ((ssize_t)h.page, uffd_hold_release(&h));
+	EXPECT_EQ((ssize_t)h.u.page, uffd_hold_release(&h));
 	/* then the teardown finishes and the module may go (bounded wait) */
-	EXPECT_EQ(0, vfsb_module_wait_idle());
+	EXPECT_EQ(0, vfsb_module_wait_refcnt(0, 30000));
 	EXPECT_EQ(0, vfsb_module_unload());
 	EXPECT_EQ(0, vfsb_module_load());
 	close(fd);
@@ -323,9 +318,9 @@ TEST(unmount_watched_fs_repeatedly)
 		int dev = vfsb_open();
 
 		ASSERT_LE(0, dev);
-		ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_C));
+		ASSERT_EQ(0, mount_tmpfs(DIR_C));
 		ASSERT_EQ(0, vfsb_watch_path(dev, DIR_C));
-		ASSERT_EQ(0, write_file(DIR_C "/f", "data"));
+		ASSERT_EQ(0, put_file(DIR_C "/f", "data"));
 		ASSERT_EQ(0, umount(DIR_C));
 		/* the tracking stays, marked unmounted, until close */
 		ASSERT_EQ(0, vfsb_ioctl(dev, VFSB_IOC_STATS, &req));
@@ -334,7 +329,7 @@ TEST(unmount_watched_fs_repeatedly)
 		EXPECT_EQ(st[0].sections_begun, st[0].sections_ended);
 		EXPECT_EQ(0, vfsb_ioctl(dev, VFSB_IOC_BARRIER, &b));
 		/* a new fs mounted there can be watched again */
-		ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_C));
+		ASSERT_EQ(0, mount_tmpfs(DIR_C));
 		EXPECT_EQ(0, vfsb_watch_path(dev, DIR_C));
 		EXPECT_EQ(0, vfsb_barrier_path(dev, DIR_C, 0, 0));
 		close(dev);
@@ -351,7 +346,7 @@ static void *frozen_writer(void *arg)
 {
 	struct frozen_writer *fw = arg;
 
-	fw->ret = write_file("/tmp/vb-frz/new", "data");
+	fw->ret = put_file("/tmp/vb-frz/new", "data");
 	__atomic_store_n(&fw->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -366,10 +361,11 @@ TEST(fsfreeze_blocks_new_writes_the_barrier_does_not)
 {
 	struct frozen_writer fw = { 0 };
 	struct uffd_hold h;
+	__u64 cookie;
 	pthread_t th;
 	int ret, dir, dev, fd, i;
 
-	ret = vfsb_mount_ext4("/tmp/vb-frz");
+	ret = mount_ext4("/tmp/vb-frz");
 	if (ret == -ENODEV)
 		SKIP(return, "no scratch disk");
 	ASSERT_EQ(0, ret);
@@ -392,10 +388,10 @@ TEST(fsfreeze_blocks_new_writes_the_barrier_does_not)
 	fd = open("/tmp/vb-frz/held", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, uffd_hold_start(&h, fd));
-	EXPECT_NE(0, vfsb_barrier_start_path(dev, "/tmp/vb-frz"));
-	EXPECT_EQ(0, write_file("/tmp/vb-frz/new", "again"));
+	EXPECT_EQ(0, vfsb_barrier_start_path(dev, "/tmp/vb-frz", 0, &cookie));
+	EXPECT_EQ(0, put_file("/tmp/vb-frz/new", "again"));
 	EXPECT_EQ(-ETIMEDOUT, vfsb_barrier_path(dev, "/tmp/vb-frz", 0, 100));
-	EXPECT_EQ((ssize_t)h.page, uffd_hold_release(&h));
+	EXPECT_EQ((ssize_t)h.u.page, uffd_hold_release(&h));
 	EXPECT_EQ(0, vfsb_barrier_path(dev, "/tmp/vb-frz", 0, 0));
 	close(fd);
 	close(dev);

@@ -9,7 +9,8 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
-#include "vfsb_util.h"
+#include "vfsb.h"
+#include "task.h"
 #include "kselftest_harness.h"
 
 TEST(node_is_root_only_char_device)
@@ -71,7 +72,7 @@ static int as_nobody(int (*fn)(int), int arg)
 	int status;
 
 	if (pid == 0) {
-		if (vfsb_drop_to_nobody())
+		if (drop_to_nobody())
 			_exit(100);
 		_exit(fn(arg));
 	}
@@ -85,14 +86,17 @@ static int try_open(int unused)
 	int fd = vfsb_open();
 
 	(void)unused;
-	return fd < 0 ? errno : 0;
+	if (fd < 0)
+		return -fd;
+	close(fd);
+	return 0;
 }
 
 static int try_ioctl(int fd)
 {
 	struct vfsb_version v;
 
-	return vfsb_ioctl(fd, VFSB_IOC_GET_VERSION, &v) ? errno : 0;
+	return -vfsb_ioctl(fd, VFSB_IOC_GET_VERSION, &v);
 }
 
 TEST(unprivileged_open_is_refused)

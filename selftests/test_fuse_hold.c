@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The FUSE hold server of fuse_hold.h: its tree behaves like a file
+ * The FUSE hold server (fuse_hold.c): its tree behaves like a file
  * system, and a held request keeps its syscall in flight, for sure and
  * for as long as the test likes, while the rest of the mount goes on.
  */
@@ -12,7 +12,14 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+
+#include "bg.h"
 #include "fuse_hold.h"
+#include "hold_calls.h"
 #include "kselftest_harness.h"
 
 /* Bounds a broken run only: nothing here sleeps to synchronize. */
@@ -102,57 +109,7 @@ static int ts_le(struct timespec a, struct timespec b)
 	return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec <= b.tv_nsec);
 }
 
-/* What the held syscalls work on. */
-struct ctx {
-	int held;		/* O_PATH fd of the directory they work in */
-	int other;		/* O_PATH fd of a directory they leave alone */
-	int fd;			/* held/f, open read-write, "hello" */
-};
-
-/* A syscall run in a thread; done is set when it has returned. */
-struct bg {
-	pthread_t thread;
-	bool started;
-	int (*fn)(struct ctx *c);
-	struct ctx *c;
-	int ret;		/* 0 or -errno */
-	atomic_bool done;
-};
-
-static void *bg_main(void *arg)
-{
-	struct bg *b = arg;
-
-	b->ret = b->fn(b->c);
-	atomic_store(&b->done, true);
-	return NULL;
-}
-
-static int bg_start(struct bg *b, int (*fn)(struct ctx *), struct ctx *c)
-{
-	b->fn = fn;
-	b->c = c;
-	b->ret = -EINPROGRESS;
-	atomic_store(&b->done, false);
-	b->started = pthread_create(&b->thread, NULL, bg_main, b) == 0;
-	return b->started ? 0 : -1;
-}
-
-static void bg_join(struct bg *b)
-{
-	if (b->started)
-		pthread_join(b->thread, NULL);
-	b->started = false;
-}
-
 /* ---- the syscalls to hold, and their effects --------------------------- */
-
-#define SYS(x) ((x) < 0 ? -errno : 0)
-
-static int op_mkdir(struct ctx *c)
-{
-	return SYS(mkdirat(c->held, "d", 0750));
-}
 
 static void check_mkdir(struct __test_metadata *_metadata, struct ctx *c)
 {
@@ -161,16 +118,6 @@ static void check_mkdir(struct __test_metadata *_metadata, struct ctx *c)
 	ASSERT_EQ(0, fstatat(c->held, "d", &st, 0));
 	EXPECT_TRUE(S_ISDIR(st.st_mode));
 	EXPECT_EQ(0750U, st.st_mode & 07777);
-}
-
-static int op_create(struct ctx *c)
-{
-	int fd = openat(c->held, "new", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0640);
-
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
 }
 
 static void check_create(struct __test_metadata *_metadata, struct ctx *c)
@@ -183,22 +130,12 @@ static void check_create(struct __test_metadata *_metadata, struct ctx *c)
 	EXPECT_EQ(0, st.st_size);
 }
 
-static int op_mknod(struct ctx *c)
-{
-	return SYS(mknodat(c->held, "fifo", S_IFIFO | 0600, 0));
-}
-
 static void check_mknod(struct __test_metadata *_metadata, struct ctx *c)
 {
 	struct stat st;
 
 	ASSERT_EQ(0, fstatat(c->held, "fifo", &st, 0));
 	EXPECT_TRUE(S_ISFIFO(st.st_mode));
-}
-
-static int op_symlink(struct ctx *c)
-{
-	return SYS(symlinkat("f", c->held, "sl"));
 }
 
 static void check_symlink(struct __test_metadata *_metadata, struct ctx *c)
@@ -212,11 +149,6 @@ static void check_symlink(struct __test_metadata *_metadata, struct ctx *c)
 	EXPECT_EQ(5, st.st_size);
 }
 
-static int op_link(struct ctx *c)
-{
-	return SYS(linkat(c->held, "f", c->held, "f2", 0));
-}
-
 static void check_link(struct __test_metadata *_metadata, struct ctx *c)
 {
 	struct stat a, b;
@@ -227,16 +159,6 @@ static void check_link(struct __test_metadata *_metadata, struct ctx *c)
 	EXPECT_EQ(2U, b.st_nlink);
 }
 
-static int op_rename(struct ctx *c)
-{
-	return SYS(renameat(c->held, "f", c->held, "g"));
-}
-
-static int op_rename_noreplace(struct ctx *c)
-{
-	return SYS(renameat2(c->held, "f", c->held, "g", RENAME_NOREPLACE));
-}
-
 static void check_rename(struct __test_metadata *_metadata, struct ctx *c)
 {
 	char buf[16];
@@ -244,11 +166,6 @@ static void check_rename(struct __test_metadata *_metadata, struct ctx *c)
 	EXPECT_EQ(ENOENT, stat_err(c->held, "f"));
 	ASSERT_EQ(5, get(c->held, "g", buf, sizeof(buf)));
 	EXPECT_EQ(0, memcmp(buf, "hello", 5));
-}
-
-static int op_rename_exchange(struct ctx *c)
-{
-	return SYS(renameat2(c->held, "f", c->held, "sub", RENAME_EXCHANGE));
 }
 
 static void check_rename_exchange(struct __test_metadata *_metadata, struct ctx *c)
@@ -262,22 +179,12 @@ static void check_rename_exchange(struct __test_metadata *_metadata, struct ctx 
 	EXPECT_EQ(0, memcmp(buf, "hello", 5));
 }
 
-static int op_chmod(struct ctx *c)
-{
-	return SYS(fchmodat(c->held, "f", 0604, 0));
-}
-
 static void check_chmod(struct __test_metadata *_metadata, struct ctx *c)
 {
 	struct stat st;
 
 	ASSERT_EQ(0, fstatat(c->held, "f", &st, 0));
 	EXPECT_EQ(0604U, st.st_mode & 07777);
-}
-
-static int op_truncate(struct ctx *c)
-{
-	return SYS(ftruncate(c->fd, 2));
 }
 
 static void check_truncate(struct __test_metadata *_metadata, struct ctx *c)
@@ -288,22 +195,12 @@ static void check_truncate(struct __test_metadata *_metadata, struct ctx *c)
 	EXPECT_EQ(0, memcmp(buf, "he", 2));
 }
 
-static int op_setxattr(struct ctx *c)
-{
-	return SYS(fsetxattr(c->fd, "user.hold", "yes", 3, 0));
-}
-
 static void check_setxattr(struct __test_metadata *_metadata, struct ctx *c)
 {
 	char buf[8];
 
 	ASSERT_EQ(3, fgetxattr(c->fd, "user.hold", buf, sizeof(buf)));
 	EXPECT_EQ(0, memcmp(buf, "yes", 3));
-}
-
-static int op_removexattr(struct ctx *c)
-{
-	return SYS(fremovexattr(c->fd, "user.pre"));
 }
 
 static void check_removexattr(struct __test_metadata *_metadata, struct ctx *c)
@@ -314,31 +211,14 @@ static void check_removexattr(struct __test_metadata *_metadata, struct ctx *c)
 	EXPECT_EQ(ENODATA, errno);
 }
 
-static int op_unlink(struct ctx *c)
-{
-	return SYS(unlinkat(c->held, "f", 0));
-}
-
 static void check_unlink(struct __test_metadata *_metadata, struct ctx *c)
 {
 	EXPECT_EQ(ENOENT, stat_err(c->held, "f"));
 }
 
-static int op_rmdir(struct ctx *c)
-{
-	return SYS(unlinkat(c->held, "sub", AT_REMOVEDIR));
-}
-
 static void check_rmdir(struct __test_metadata *_metadata, struct ctx *c)
 {
 	EXPECT_EQ(ENOENT, stat_err(c->held, "sub"));
-}
-
-static int op_write(struct ctx *c)
-{
-	ssize_t n = pwrite(c->fd, "WORLD", 5, 5);
-
-	return n < 0 ? -errno : n == 5 ? 0 : -EIO;
 }
 
 static void check_write(struct __test_metadata *_metadata, struct ctx *c)
@@ -349,11 +229,6 @@ static void check_write(struct __test_metadata *_metadata, struct ctx *c)
 	EXPECT_EQ(0, memcmp(buf, "helloWORLD", 10));
 }
 
-static int op_fallocate(struct ctx *c)
-{
-	return SYS(fallocate(c->fd, 0, 0, 8192));
-}
-
 static void check_fallocate(struct __test_metadata *_metadata, struct ctx *c)
 {
 	static const char zeros[8192 - 5];
@@ -362,11 +237,6 @@ static void check_fallocate(struct __test_metadata *_metadata, struct ctx *c)
 	ASSERT_EQ(8192, get(c->held, "f", buf, sizeof(buf)));
 	EXPECT_EQ(0, memcmp(buf, "hello", 5));
 	EXPECT_EQ(0, memcmp(buf + 5, zeros, sizeof(zeros)));
-}
-
-static int op_fsync(struct ctx *c)
-{
-	return SYS(fsync(c->fd));
 }
 
 static void check_fsync(struct __test_metadata *_metadata, struct ctx *c)
@@ -395,23 +265,23 @@ FIXTURE_VARIANT(hold) {
 		.opcode = FUSE_##opc, .op = fn, .check = chk, \
 	}
 
-HOLD_VARIANT(mkdir, MKDIR, op_mkdir, check_mkdir);
-HOLD_VARIANT(create, CREATE, op_create, check_create);
-HOLD_VARIANT(mknod, MKNOD, op_mknod, check_mknod);
-HOLD_VARIANT(symlink, SYMLINK, op_symlink, check_symlink);
-HOLD_VARIANT(link, LINK, op_link, check_link);
-HOLD_VARIANT(rename, RENAME, op_rename, check_rename);
-HOLD_VARIANT(rename_noreplace, RENAME2, op_rename_noreplace, check_rename);
-HOLD_VARIANT(rename_exchange, RENAME2, op_rename_exchange, check_rename_exchange);
-HOLD_VARIANT(chmod, SETATTR, op_chmod, check_chmod);
-HOLD_VARIANT(truncate, SETATTR, op_truncate, check_truncate);
-HOLD_VARIANT(setxattr, SETXATTR, op_setxattr, check_setxattr);
-HOLD_VARIANT(removexattr, REMOVEXATTR, op_removexattr, check_removexattr);
-HOLD_VARIANT(unlink, UNLINK, op_unlink, check_unlink);
-HOLD_VARIANT(rmdir, RMDIR, op_rmdir, check_rmdir);
-HOLD_VARIANT(write, WRITE, op_write, check_write);
-HOLD_VARIANT(fallocate, FALLOCATE, op_fallocate, check_fallocate);
-HOLD_VARIANT(fsync, FSYNC, op_fsync, check_fsync);
+HOLD_VARIANT(mkdir, MKDIR, call_mkdir, check_mkdir);
+HOLD_VARIANT(create, CREATE, call_create, check_create);
+HOLD_VARIANT(mknod, MKNOD, call_mknod, check_mknod);
+HOLD_VARIANT(symlink, SYMLINK, call_symlink, check_symlink);
+HOLD_VARIANT(link, LINK, call_link, check_link);
+HOLD_VARIANT(rename, RENAME, call_rename, check_rename);
+HOLD_VARIANT(rename_noreplace, RENAME2, call_rename_noreplace, check_rename);
+HOLD_VARIANT(rename_exchange, RENAME2, call_rename_exchange, check_rename_exchange);
+HOLD_VARIANT(chmod, SETATTR, call_chmod, check_chmod);
+HOLD_VARIANT(truncate, SETATTR, call_ftruncate, check_truncate);
+HOLD_VARIANT(setxattr, SETXATTR, call_fsetxattr, check_setxattr);
+HOLD_VARIANT(removexattr, REMOVEXATTR, call_fremovexattr, check_removexattr);
+HOLD_VARIANT(unlink, UNLINK, call_unlink, check_unlink);
+HOLD_VARIANT(rmdir, RMDIR, call_rmdir, check_rmdir);
+HOLD_VARIANT(write, WRITE, call_pwrite, check_write);
+HOLD_VARIANT(fallocate, FALLOCATE, call_fallocate, check_fallocate);
+HOLD_VARIANT(fsync, FSYNC, call_fsync, check_fsync);
 
 /* held/ holds the file f ("hello", user.pre=1, open as c.fd) and the
    directory sub; other/ is empty. */
@@ -419,29 +289,14 @@ FIXTURE_SETUP(hold)
 {
 	self->c.held = self->c.other = self->c.fd = -1;
 	ASSERT_EQ(0, mnt_up(&self->m, 0));
-	ASSERT_EQ(0, mkdirat(self->m.root, "held", 0755));
-	ASSERT_EQ(0, mkdirat(self->m.root, "other", 0755));
-	self->c.held = openat(self->m.root, "held", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	ASSERT_LE(0, self->c.held);
-	self->c.other = openat(self->m.root, "other", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	ASSERT_LE(0, self->c.other);
-	ASSERT_EQ(0, mkdirat(self->c.held, "sub", 0755));
-	self->c.fd = openat(self->c.held, "f", O_CREAT | O_RDWR | O_CLOEXEC, 0644);
-	ASSERT_LE(0, self->c.fd);
-	ASSERT_EQ(5, pwrite(self->c.fd, "hello", 5, 0));
-	ASSERT_EQ(0, fsetxattr(self->c.fd, "user.pre", "1", 1, 0));
+	ASSERT_EQ(0, ctx_make(&self->c, self->m.path, false));
 }
 
 /* Also after a failed assertion with the syscall still held: unmounting
    answers it, so the thread can be joined. */
 FIXTURE_TEARDOWN(hold)
 {
-	if (self->c.fd >= 0)
-		close(self->c.fd);
-	if (self->c.held >= 0)
-		close(self->c.held);
-	if (self->c.other >= 0)
-		close(self->c.other);
+	ctx_close(&self->c);
 	mnt_down(&self->m);
 	bg_join(&self->bg);
 }
@@ -1019,7 +874,7 @@ TEST_F(fs, hold_api)
 	for (int i = 0; i < 3; i++) {
 		ASSERT_EQ(0, unlinkat(self->m.root, "d", AT_REMOVEDIR));
 		ASSERT_EQ(0, fh_hold(fh, FUSE_MKDIR));
-		ASSERT_EQ(0, bg_start(&self->bg, op_mkdir, &self->c));
+		ASSERT_EQ(0, bg_start(&self->bg, call_mkdir, &self->c));
 		ASSERT_EQ(0, fh_wait_held(fh, HOLD_TIMEOUT_MS));
 		EXPECT_FALSE(atomic_load(&self->bg.done));
 		ASSERT_EQ(0, fh_release(fh));
@@ -1033,7 +888,7 @@ TEST_F(fs, umount_with_a_held_request)
 {
 	self->c.held = self->m.root;
 	ASSERT_EQ(0, fh_hold(self->m.fh, FUSE_MKDIR));
-	ASSERT_EQ(0, bg_start(&self->bg, op_mkdir, &self->c));
+	ASSERT_EQ(0, bg_start(&self->bg, call_mkdir, &self->c));
 	ASSERT_EQ(0, fh_wait_held(self->m.fh, HOLD_TIMEOUT_MS));
 	EXPECT_FALSE(atomic_load(&self->bg.done));
 	mnt_down(&self->m);
@@ -1104,7 +959,7 @@ TEST(death_with_a_held_request_does_not_hang)
 			_exit(10);
 		c.held = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (c.held < 0 || fh_hold(fh, FUSE_MKDIR) ||
-		    bg_start(&b, op_mkdir, &c) || fh_wait_held(fh, HOLD_TIMEOUT_MS))
+		    bg_start(&b, call_mkdir, &c) || fh_wait_held(fh, HOLD_TIMEOUT_MS))
 			_exit(11);
 		_exit(0);	/* with the MKDIR held */
 	}

@@ -2,7 +2,7 @@
 /*
  * The barrier waits for every kind of write operation held in flight:
  *  - fuse.<op>: a namespace, attribute or data operation on a watched
- *    FUSE mount whose request the server (fuse_hold.h) holds unanswered;
+ *    FUSE mount whose request the server (fuse_hold.c) holds unanswered;
  *  - uffd.*: io_uring and Linux AIO writes on a watched tmpfs, held by a
  *    userfaultfd buffer (the io_uring write faults in an io-wq worker);
  *  - overlay.*: a write through an overlay whose upper layer is on a
@@ -14,18 +14,24 @@
  * message, never by sleeping; the only timeouts bound broken runs.
  */
 #define _GNU_SOURCE
-#include <limits.h>
-#include <stdatomic.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/mman.h>
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/sendfile.h>
-#include <linux/aio_abi.h>
-#include <linux/io_uring.h>
+#include <sys/uio.h>
+#include <sys/xattr.h>
 
-#include "fuse_hold.h"
-#include "uffd_hold.h"
+#include "vfsb.h"
 #include "vfsb_uring.h"
+#include "aio.h"
+#include "bg.h"
+#include "fuse_hold.h"
+#include "hold_calls.h"
+#include "testfs.h"
+#include "uffd_hold.h"
 #include "kselftest_harness.h"
 
 #define HOLD_TIMEOUT_MS	20000	/* bounds a broken run only */
@@ -39,113 +45,6 @@
 #define DIR_MERGED	"/tmp/vh-merged"
 
 #define ULL(x) ((unsigned long long)(x))
-
-/* ---- raw io_uring (vfsb_uring.h) and AIO ---- */
-
-/* A whole io_uring write of len bytes at off: 0 when all were written. */
-static int uring_write(int fd, const void *buf, unsigned int len, __u64 off)
-{
-	struct io_uring_sqe sqe;
-	struct ring r;
-	int res = 0, ret;
-
-	ret = ring_init(&r);
-	if (!ret) {
-		memset(&sqe, 0, sizeof(sqe));
-		sqe.opcode = IORING_OP_WRITE;
-		sqe.fd = fd;
-		sqe.addr = (uintptr_t)buf;
-		sqe.len = len;
-		sqe.off = off;
-		ret = ring_run(&r, &sqe, &res);
-	}
-	ring_exit(&r);
-	if (ret)
-		return ret;
-	return res < 0 ? res : (unsigned int)res == len ? 0 : -EIO;
-}
-
-/* A whole Linux AIO write (io_setup .. io_destroy): 0 when all written. */
-static int aio_write1(int fd, const void *buf, size_t len, off_t off)
-{
-	struct iocb cb, *cbs[1] = { &cb };
-	aio_context_t ctx = 0;
-	struct io_event ev;
-	long n;
-	int ret = 0;
-
-	if (syscall(__NR_io_setup, 4, &ctx))
-		return -errno;
-	memset(&cb, 0, sizeof(cb));
-	cb.aio_fildes = fd;
-	cb.aio_lio_opcode = IOCB_CMD_PWRITE;
-	cb.aio_buf = (uintptr_t)buf;
-	cb.aio_nbytes = len;
-	cb.aio_offset = off;
-	n = syscall(__NR_io_submit, ctx, 1, cbs);
-	if (n != 1) {
-		ret = n < 0 ? -errno : -EIO;
-		goto out;
-	}
-	for (;;) {
-		n = syscall(__NR_io_getevents, ctx, 1, 1, &ev, NULL);
-		if (n == 1)
-			break;
-		if (n < 0 && errno != EINTR) {
-			ret = -errno;
-			goto out;
-		}
-	}
-	ret = ev.res < 0 ? (int)ev.res : (size_t)ev.res == len ? 0 : -EIO;
-out:
-	syscall(__NR_io_destroy, ctx);
-	return ret;
-}
-
-/* ---- an operation run in a thread ---- */
-
-struct ctx {
-	int held;	/* O_PATH fd of the directory the held ops work in */
-	int other;	/* O_PATH fd of a directory they leave alone */
-	int fd;		/* held/f, open read-write */
-	char *buf;	/* data for the io_uring/AIO writes */
-	size_t len;
-};
-
-struct bg {
-	pthread_t thread;
-	bool started;
-	int (*fn)(struct ctx *c);
-	struct ctx *c;
-	int ret;		/* 0 or -errno */
-	atomic_bool done;
-};
-
-static void *bg_main(void *arg)
-{
-	struct bg *b = arg;
-
-	b->ret = b->fn(b->c);
-	atomic_store(&b->done, true);
-	return NULL;
-}
-
-static int bg_start(struct bg *b, int (*fn)(struct ctx *), struct ctx *c)
-{
-	b->fn = fn;
-	b->c = c;
-	b->ret = -EINPROGRESS;
-	atomic_store(&b->done, false);
-	b->started = pthread_create(&b->thread, NULL, bg_main, b) == 0;
-	return b->started ? 0 : -1;
-}
-
-static void bg_join(struct bg *b)
-{
-	if (b->started)
-		pthread_join(b->thread, NULL);
-	b->started = false;
-}
 
 /* ---- the checks shared by every test ---- */
 
@@ -168,6 +67,7 @@ static void check_held(struct __test_metadata *_metadata, int dev,
 		       void *other_arg)
 {
 	struct vfsb_sb_stats st, st2;
+	int ret;
 
 	ASSERT_EQ(0, vfsb_stats_path(dev, dir, &st));
 	hc->at_start = st;
@@ -175,9 +75,10 @@ static void check_held(struct __test_metadata *_metadata, int dev,
 		TH_LOG("%s is held but no section is in flight on %s (%s): begun %llu, ended %llu, missed %llu",
 		       hc->what, dir, st.fstype, ULL(st.sections_begun),
 		       ULL(st.sections_ended), ULL(st.missed));
-	hc->cookie = vfsb_barrier_start_path(dev, dir);
-	ASSERT_NE(0, hc->cookie) TH_LOG("BARRIER_START: %s", strerror(errno));
-	hc->reaped = vfsb_barrier_poll(dev, hc->cookie) == VFSB_BARRIER_DONE;
+	ret = vfsb_barrier_start_path(dev, dir, 0, &hc->cookie);
+	ASSERT_EQ(0, ret) TH_LOG("BARRIER_START: %s", strerror(-ret));
+	ASSERT_NE(0, hc->cookie);
+	hc->reaped = vfsb_barrier_poll(dev, hc->cookie, NULL) == VFSB_BARRIER_DONE;
 	EXPECT_FALSE(hc->reaped)
 		TH_LOG("the async barrier completed while %s was held", hc->what);
 	EXPECT_EQ(-ETIMEDOUT, vfsb_barrier_path(dev, dir, 0, SHORT_MS))
@@ -196,7 +97,7 @@ static void check_held(struct __test_metadata *_metadata, int dev,
 		EXPECT_FALSE(atomic_load(&b->done))
 			TH_LOG("%s returned while it should be held", hc->what);
 	if (!hc->reaped) {
-		hc->reaped = vfsb_barrier_poll(dev, hc->cookie) == VFSB_BARRIER_DONE;
+		hc->reaped = vfsb_barrier_poll(dev, hc->cookie, NULL) == VFSB_BARRIER_DONE;
 		EXPECT_FALSE(hc->reaped)
 			TH_LOG("the async barrier completed while %s was held (after the other work)",
 			       hc->what);
@@ -229,7 +130,7 @@ static void wait_done(struct __test_metadata *_metadata, int dev,
 
 			if (hcs[i]->reaped)
 				continue;
-			state = vfsb_barrier_poll(dev, hcs[i]->cookie);
+			state = vfsb_barrier_poll(dev, hcs[i]->cookie, NULL);
 			ASSERT_LE(0, state) TH_LOG("BARRIER_POLL: %s", strerror(-state));
 			if (state == VFSB_BARRIER_DONE) {
 				hcs[i]->reaped = true;
@@ -242,7 +143,7 @@ static void wait_done(struct __test_metadata *_metadata, int dev,
 	}
 	/* a cookie reported done is forgotten */
 	for (i = 0; i < n; i++)
-		EXPECT_EQ(-ENOENT, vfsb_barrier_poll(dev, hcs[i]->cookie));
+		EXPECT_EQ(-ENOENT, vfsb_barrier_poll(dev, hcs[i]->cookie, NULL));
 }
 
 /* ... and then a sync barrier completes and nothing is left open. */
@@ -271,144 +172,6 @@ static int full(ssize_t n, size_t want)
 	return n < 0 ? -errno : (size_t)n == want ? 0 : -EIO;
 }
 
-static int op_mkdir(struct ctx *c)
-{
-	return SYS(mkdirat(c->held, "d", 0750));
-}
-
-static int op_create(struct ctx *c)
-{
-	int fd = openat(c->held, "new", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0640);
-
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
-
-static int op_mknod(struct ctx *c)
-{
-	return SYS(mknodat(c->held, "fifo", S_IFIFO | 0600, 0));
-}
-
-static int op_symlink(struct ctx *c)
-{
-	return SYS(symlinkat("f", c->held, "sl"));
-}
-
-static int op_link(struct ctx *c)
-{
-	return SYS(linkat(c->held, "f", c->held, "f2", 0));
-}
-
-static int op_rename(struct ctx *c)
-{
-	return SYS(renameat(c->held, "f", c->held, "g"));
-}
-
-static int op_rename_crossdir(struct ctx *c)
-{
-	return SYS(renameat(c->held, "f", c->held, "sub/f"));
-}
-
-static int op_rename_noreplace(struct ctx *c)
-{
-	return SYS(renameat2(c->held, "f", c->held, "g", RENAME_NOREPLACE));
-}
-
-static int op_chmod(struct ctx *c)
-{
-	return SYS(fchmodat(c->held, "f", 0604, 0));
-}
-
-static int op_truncate(struct ctx *c)
-{
-	return SYS(truncate(DIR_FUSE "/held/f", 2));
-}
-
-static int op_ftruncate(struct ctx *c)
-{
-	return SYS(ftruncate(c->fd, 2));
-}
-
-static int op_setxattr(struct ctx *c)
-{
-	return SYS(setxattr(DIR_FUSE "/held/f", "user.hold", "yes", 3, 0));
-}
-
-static int op_fsetxattr(struct ctx *c)
-{
-	return SYS(fsetxattr(c->fd, "user.hold", "yes", 3, 0));
-}
-
-static int op_removexattr(struct ctx *c)
-{
-	return SYS(fremovexattr(c->fd, "user.pre"));
-}
-
-static int op_unlink(struct ctx *c)
-{
-	return SYS(unlinkat(c->held, "f", 0));
-}
-
-static int op_rmdir(struct ctx *c)
-{
-	return SYS(unlinkat(c->held, "sub", AT_REMOVEDIR));
-}
-
-static int op_write(struct ctx *c)
-{
-	return full(pwrite(c->fd, "WORLD", 5, 5), 5);
-}
-
-static int op_pwritev(struct ctx *c)
-{
-	struct iovec iov[2] = { { "WOR", 3 }, { "LD", 2 } };
-
-	return full(pwritev(c->fd, iov, 2, 5), 5);
-}
-
-static int op_copy_file_range(struct ctx *c)
-{
-	int src = openat(c->held, "src", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (src < 0)
-		return -errno;
-	n = copy_file_range(src, NULL, c->fd, NULL, 5, 0);
-	n = full(n, 5);
-	close(src);
-	return n;
-}
-
-static int op_sendfile(struct ctx *c)
-{
-	int src = openat(c->held, "src", O_RDONLY | O_CLOEXEC);
-	off_t off = 0;
-	int ret;
-
-	if (src < 0)
-		return -errno;
-	ret = full(sendfile(c->fd, src, &off, 5), 5);
-	close(src);
-	return ret;
-}
-
-static int op_fallocate(struct ctx *c)
-{
-	return SYS(fallocate(c->fd, 0, 0, 8192));
-}
-
-static int op_uring_write(struct ctx *c)
-{
-	return uring_write(c->fd, "WORLD", 5, 5);
-}
-
-static int op_aio_write(struct ctx *c)
-{
-	return aio_write1(c->fd, "WORLD", 5, 5);
-}
-
 FIXTURE(fuse) {
 	struct fuse_hold *fh;
 	int dev;
@@ -422,43 +185,40 @@ FIXTURE_VARIANT(fuse) {
 	const char *what;
 };
 
-#define FUSE_OP(name, opc, desc) \
+#define FUSE_OP(name, opc, call, desc) \
 	FIXTURE_VARIANT_ADD(fuse, name) { \
-		.opcode = FUSE_##opc, .op = op_##name, .what = desc, \
+		.opcode = FUSE_##opc, .op = call, .what = desc, \
 	}
 
-FUSE_OP(mkdir, MKDIR, "mkdir (FUSE_MKDIR)");
-FUSE_OP(create, CREATE, "open O_CREAT (FUSE_CREATE)");
-FUSE_OP(mknod, MKNOD, "mknod S_IFIFO (FUSE_MKNOD)");
-FUSE_OP(symlink, SYMLINK, "symlink (FUSE_SYMLINK)");
-FUSE_OP(link, LINK, "link (FUSE_LINK)");
-FUSE_OP(rename, RENAME, "rename (FUSE_RENAME)");
-FUSE_OP(rename_crossdir, RENAME, "rename across directories (FUSE_RENAME)");
-FUSE_OP(rename_noreplace, RENAME2, "renameat2 RENAME_NOREPLACE (FUSE_RENAME2)");
-FUSE_OP(chmod, SETATTR, "chmod (FUSE_SETATTR)");
-FUSE_OP(truncate, SETATTR, "truncate(path) (FUSE_SETATTR)");
-FUSE_OP(ftruncate, SETATTR, "ftruncate(fd) (FUSE_SETATTR)");
-FUSE_OP(setxattr, SETXATTR, "setxattr(path) (FUSE_SETXATTR)");
-FUSE_OP(fsetxattr, SETXATTR, "fsetxattr(fd) (FUSE_SETXATTR)");
-FUSE_OP(removexattr, REMOVEXATTR, "fremovexattr (FUSE_REMOVEXATTR)");
-FUSE_OP(unlink, UNLINK, "unlink (FUSE_UNLINK)");
-FUSE_OP(rmdir, RMDIR, "rmdir (FUSE_RMDIR)");
-FUSE_OP(write, WRITE, "pwrite (FUSE_WRITE)");
-FUSE_OP(pwritev, WRITE, "pwritev (FUSE_WRITE)");
-FUSE_OP(copy_file_range, WRITE, "copy_file_range (FUSE_WRITE)");
-FUSE_OP(sendfile, WRITE, "sendfile (FUSE_WRITE)");
-FUSE_OP(fallocate, FALLOCATE, "fallocate (FUSE_FALLOCATE)");
-FUSE_OP(uring_write, WRITE, "io_uring write (FUSE_WRITE)");
-FUSE_OP(aio_write, WRITE, "Linux AIO write (FUSE_WRITE)");
+FUSE_OP(mkdir, MKDIR, call_mkdir, "mkdir (FUSE_MKDIR)");
+FUSE_OP(create, CREATE, call_create, "open O_CREAT (FUSE_CREATE)");
+FUSE_OP(mknod, MKNOD, call_mknod, "mknod S_IFIFO (FUSE_MKNOD)");
+FUSE_OP(symlink, SYMLINK, call_symlink, "symlink (FUSE_SYMLINK)");
+FUSE_OP(link, LINK, call_link, "link (FUSE_LINK)");
+FUSE_OP(rename, RENAME, call_rename, "rename (FUSE_RENAME)");
+FUSE_OP(rename_crossdir, RENAME, call_rename_crossdir, "rename across directories (FUSE_RENAME)");
+FUSE_OP(rename_noreplace, RENAME2, call_rename_noreplace, "renameat2 RENAME_NOREPLACE (FUSE_RENAME2)");
+FUSE_OP(chmod, SETATTR, call_chmod, "chmod (FUSE_SETATTR)");
+FUSE_OP(truncate, SETATTR, call_truncate, "truncate(path) (FUSE_SETATTR)");
+FUSE_OP(ftruncate, SETATTR, call_ftruncate, "ftruncate(fd) (FUSE_SETATTR)");
+FUSE_OP(setxattr, SETXATTR, call_setxattr, "setxattr(path) (FUSE_SETXATTR)");
+FUSE_OP(fsetxattr, SETXATTR, call_fsetxattr, "fsetxattr(fd) (FUSE_SETXATTR)");
+FUSE_OP(removexattr, REMOVEXATTR, call_fremovexattr, "fremovexattr (FUSE_REMOVEXATTR)");
+FUSE_OP(unlink, UNLINK, call_unlink, "unlink (FUSE_UNLINK)");
+FUSE_OP(rmdir, RMDIR, call_rmdir, "rmdir (FUSE_RMDIR)");
+FUSE_OP(write, WRITE, call_pwrite, "pwrite (FUSE_WRITE)");
+FUSE_OP(pwritev, WRITE, call_pwritev, "pwritev (FUSE_WRITE)");
+FUSE_OP(copy_file_range, WRITE, call_copy_file_range, "copy_file_range (FUSE_WRITE)");
+FUSE_OP(sendfile, WRITE, call_sendfile, "sendfile (FUSE_WRITE)");
+FUSE_OP(fallocate, FALLOCATE, call_fallocate, "fallocate (FUSE_FALLOCATE)");
+FUSE_OP(uring_write, WRITE, call_uring_write, "io_uring write (FUSE_WRITE)");
+FUSE_OP(aio_write, WRITE, call_aio_write, "Linux AIO write (FUSE_WRITE)");
 
 /* held/ holds f ("hello", user.pre=1, open as c.fd), src ("12345") and
    the directory sub; other/ is for the work done beside the held op. */
 FIXTURE_SETUP(fuse)
 {
-	struct ctx *c = &self->c;
-	int fd;
-
-	c->held = c->other = c->fd = -1;
+	self->c.held = self->c.other = self->c.fd = -1;
 	self->dev = -1;
 	mkdir(DIR_FUSE, 0755);
 	self->fh = fh_mount(DIR_FUSE);
@@ -466,33 +226,14 @@ FIXTURE_SETUP(fuse)
 	self->dev = vfsb_open();
 	ASSERT_LE(0, self->dev);
 	ASSERT_EQ(0, vfsb_watch_path(self->dev, DIR_FUSE));
-	ASSERT_EQ(0, mkdir(DIR_FUSE "/held", 0755));
-	ASSERT_EQ(0, mkdir(DIR_FUSE "/other", 0755));
-	c->held = open(DIR_FUSE "/held", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	ASSERT_LE(0, c->held);
-	c->other = open(DIR_FUSE "/other", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	ASSERT_LE(0, c->other);
-	ASSERT_EQ(0, mkdirat(c->held, "sub", 0755));
-	c->fd = openat(c->held, "f", O_CREAT | O_RDWR | O_CLOEXEC, 0644);
-	ASSERT_LE(0, c->fd);
-	ASSERT_EQ(5, pwrite(c->fd, "hello", 5, 0));
-	ASSERT_EQ(0, fsetxattr(c->fd, "user.pre", "1", 1, 0));
-	fd = openat(c->held, "src", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(5, write(fd, "12345", 5));
-	close(fd);
+	ASSERT_EQ(0, ctx_make(&self->c, DIR_FUSE, true));
 }
 
 /* Also after a failed assertion with the request still held: unmounting
    answers it, so the thread can be joined. */
 FIXTURE_TEARDOWN(fuse)
 {
-	if (self->c.fd >= 0)
-		close(self->c.fd);
-	if (self->c.held >= 0)
-		close(self->c.held);
-	if (self->c.other >= 0)
-		close(self->c.other);
+	ctx_close(&self->c);
 	if (self->fh)
 		fh_release(self->fh);
 	bg_join(&self->bg);
@@ -542,82 +283,9 @@ TEST_F_TIMEOUT(fuse, barrier_waits_for_held_op, 120)
 
 /* ============ io_uring and AIO on tmpfs, held by userfaultfd ============ */
 
-/* A registered, missing page: whoever reads it blocks until filled. */
-struct uffd_page {
-	int uffd;
-	char *buf, *src;
-	size_t page;
-};
-
-static int uffd_page_init(struct uffd_page *u)
-{
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg = { 0 };
-
-	u->page = sysconf(_SC_PAGESIZE);
-	u->buf = u->src = MAP_FAILED;
-	u->uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	if (u->uffd < 0 || ioctl(u->uffd, UFFDIO_API, &api))
-		return -errno;
-	u->buf = mmap(NULL, u->page, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	u->src = mmap(NULL, u->page, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (u->buf == MAP_FAILED || u->src == MAP_FAILED)
-		return -ENOMEM;
-	memset(u->src, 'u', u->page);
-	reg.range.start = (unsigned long)u->buf;
-	reg.range.len = u->page;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	return ioctl(u->uffd, UFFDIO_REGISTER, &reg) ? -errno : 0;
-}
-
-/* Waits for the fault on the page: the reader is then held. */
-static int uffd_page_wait_fault(struct uffd_page *u, int ms)
-{
-	struct pollfd pfd = { .fd = u->uffd, .events = POLLIN };
-	struct uffd_msg msg;
-
-	if (poll(&pfd, 1, ms) != 1)
-		return -ETIMEDOUT;
-	if (read(u->uffd, &msg, sizeof(msg)) != sizeof(msg))
-		return -errno;
-	return msg.event == UFFD_EVENT_PAGEFAULT ? 0 : -EPROTO;
-}
-
-static int uffd_page_fill(struct uffd_page *u)
-{
-	struct uffdio_copy copy = {
-		.dst = (unsigned long)u->buf,
-		.src = (unsigned long)u->src,
-		.len = u->page,
-	};
-
-	return ioctl(u->uffd, UFFDIO_COPY, &copy) ? -errno : 0;
-}
-
-/* Closing the uffd also wakes a held reader (the fault is then served
-   normally): teardown after a failed assertion relies on it. */
-static void uffd_page_close(struct uffd_page *u)
-{
-	if (u->uffd >= 0)
-		close(u->uffd);
-	u->uffd = -1;
-}
-
-/* After uffd_page_close() and once no thread uses the buffer. */
-static void uffd_page_unmap(struct uffd_page *u)
-{
-	if (u->buf && u->buf != MAP_FAILED)
-		munmap(u->buf, u->page);
-	if (u->src && u->src != MAP_FAILED)
-		munmap(u->src, u->page);
-	u->buf = u->src = NULL;
-}
-
 static int op_uring_uffd(struct ctx *c)
 {
-	return uring_write(c->fd, c->buf, c->len, 0);
+	return uring_write1(c->fd, c->buf, c->len, 0);
 }
 
 static int op_aio_uffd(struct ctx *c)
@@ -650,7 +318,7 @@ FIXTURE_SETUP(uffd)
 	self->dev = -1;
 	self->c.fd = self->c.held = self->c.other = -1;
 	self->u.uffd = -1;
-	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_TMPFS));
+	ASSERT_EQ(0, mount_tmpfs(DIR_TMPFS));
 	self->dev = vfsb_open();
 	ASSERT_LE(0, self->dev);
 	ASSERT_EQ(0, vfsb_watch_path(self->dev, DIR_TMPFS));
@@ -681,7 +349,7 @@ static void tmpfs_elsewhere(struct __test_metadata *_metadata, void *arg)
 	EXPECT_EQ(5, write(fd, "other", 5));
 	EXPECT_EQ(0, ftruncate(fd, 2));
 	EXPECT_EQ(0, fallocate(fd, 0, 0, 8192));
-	EXPECT_EQ(0, uring_write(fd, "ring", 4, 0));
+	EXPECT_EQ(0, uring_write1(fd, "ring", 4, 0));
 	EXPECT_EQ(0, aio_write1(fd, "aio", 3, 4));
 	close(fd);
 	EXPECT_EQ(0, mkdir(DIR_TMPFS "/dir", 0755));
@@ -730,18 +398,6 @@ FIXTURE_VARIANT(overlay) {
 FIXTURE_VARIANT_ADD(overlay, upper_watched) { .watch_overlay = false };
 FIXTURE_VARIANT_ADD(overlay, both_watched) { .watch_overlay = true };
 
-static int put_file(const char *p, const char *text)
-{
-	int fd = open(p, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return full(n, strlen(text));
-}
-
 /*
  * lower: a tmpfs with files lf, lf2, lf3 (watched: a barrier there must
  * not wait for writes that go to the upper layer); upper: a tmpfs with
@@ -751,12 +407,12 @@ FIXTURE_SETUP(overlay)
 {
 	self->dev = -1;
 	self->fd = -1;
-	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_LOWER));
+	ASSERT_EQ(0, mount_tmpfs(DIR_LOWER));
 	self->lower = true;
 	ASSERT_EQ(0, put_file(DIR_LOWER "/lf", "lower data"));
 	ASSERT_EQ(0, put_file(DIR_LOWER "/lf2", "lower two"));
 	ASSERT_EQ(0, put_file(DIR_LOWER "/lf3", "lower three"));
-	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_UPPER));
+	ASSERT_EQ(0, mount_tmpfs(DIR_UPPER));
 	self->upper = true;
 	ASSERT_EQ(0, mkdir(DIR_UPPER "/upper", 0755));
 	ASSERT_EQ(0, mkdir(DIR_UPPER "/work", 0755));
@@ -839,7 +495,7 @@ TEST_F_TIMEOUT(overlay, write_held_holds_upper_section, 120)
 	EXPECT_FALSE(uffd_hold_done(&self->h));
 
 	self->holding = false;
-	EXPECT_EQ((ssize_t)self->h.page, uffd_hold_release(&self->h));
+	EXPECT_EQ((ssize_t)self->h.u.page, uffd_hold_release(&self->h));
 	wait_done(_metadata, self->dev, (struct held_check *[]){ &hc, &ho },
 		  variant->watch_overlay ? 2 : 1);
 	check_released(_metadata, self->dev, DIR_UPPER, &hc);
@@ -848,6 +504,23 @@ TEST_F_TIMEOUT(overlay, write_held_holds_upper_section, 120)
 	/* the data reached the upper layer */
 	ASSERT_EQ(0, access(DIR_UPPER "/upper/lf", F_OK));
 	expect_quiet(_metadata, self->dev, DIR_LOWER, "the held write");
+}
+
+/* what, done through the overlay, ran in sections of fs (counters a
+   before, b after), and left none open. */
+static void expect_sections(struct __test_metadata *_metadata,
+			    const char *what, const char *fs,
+			    const struct vfsb_sb_stats *a,
+			    const struct vfsb_sb_stats *b)
+{
+	EXPECT_LT(a->sections_begun, b->sections_begun)
+		TH_LOG("%s through the overlay wrote to %s outside any section (begun %llu -> %llu)",
+		       what, fs, ULL(a->sections_begun), ULL(b->sections_begun));
+	EXPECT_EQ(0, b->in_flight)
+		TH_LOG("%s through the overlay left %llu section(s) open on %s (begun %llu -> %llu, ended %llu -> %llu)",
+		       what, ULL(b->in_flight), fs,
+		       ULL(a->sections_begun), ULL(b->sections_begun),
+		       ULL(a->sections_ended), ULL(b->sections_ended));
 }
 
 /* Each operation through the overlay: a section on the upper fs (and on
@@ -927,25 +600,11 @@ TEST_F(overlay, ops_pair_sections_on_both)
 		EXPECT_EQ(0, ret) TH_LOG("%s through the overlay: %s",
 					 ops[i].name, strerror(-ret));
 		ASSERT_EQ(0, vfsb_stats_path(self->dev, DIR_UPPER, &ub));
-		EXPECT_LT(ua.sections_begun, ub.sections_begun)
-			TH_LOG("%s through the overlay wrote to the upper tmpfs outside any section (begun %llu -> %llu)",
-			       ops[i].name, ULL(ua.sections_begun), ULL(ub.sections_begun));
-		EXPECT_EQ(0, ub.in_flight)
-			TH_LOG("%s through the overlay left %llu section(s) open on the upper tmpfs (begun %llu -> %llu, ended %llu -> %llu)",
-			       ops[i].name, ULL(ub.in_flight),
-			       ULL(ua.sections_begun), ULL(ub.sections_begun),
-			       ULL(ua.sections_ended), ULL(ub.sections_ended));
+		expect_sections(_metadata, ops[i].name, "the upper tmpfs", &ua, &ub);
 		if (!variant->watch_overlay)
 			continue;
 		ASSERT_EQ(0, vfsb_stats_path(self->dev, DIR_MERGED, &ob));
-		EXPECT_LT(oa.sections_begun, ob.sections_begun)
-			TH_LOG("%s on the watched overlay ran outside any section of it (begun %llu -> %llu)",
-			       ops[i].name, ULL(oa.sections_begun), ULL(ob.sections_begun));
-		EXPECT_EQ(0, ob.in_flight)
-			TH_LOG("%s left %llu section(s) open on the overlay (begun %llu -> %llu, ended %llu -> %llu)",
-			       ops[i].name, ULL(ob.in_flight),
-			       ULL(oa.sections_begun), ULL(ob.sections_begun),
-			       ULL(oa.sections_ended), ULL(ob.sections_ended));
+		expect_sections(_metadata, ops[i].name, "the watched overlay", &oa, &ob);
 	}
 	expect_quiet(_metadata, self->dev, DIR_UPPER, "the overlay operations");
 	if (variant->watch_overlay)
@@ -967,7 +626,7 @@ static bool g_keep_mounted;
 
 static void __attribute__((constructor(200))) keep_hooks(void)
 {
-	g_keep_mounted = vfsb_mount_tmpfs(DIR_KEEP) == 0;
+	g_keep_mounted = mount_tmpfs(DIR_KEEP) == 0;
 	g_keep_dev = vfsb_open();
 	if (g_keep_dev >= 0 && g_keep_mounted)
 		vfsb_watch_path(g_keep_dev, DIR_KEEP);

@@ -7,10 +7,12 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <grp.h>
+#include <fcntl.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <linux/membarrier.h>
 
-#include "vfsb_util.h"
+#include "vfsb.h"
 #include "kselftest_harness.h"
 
 #define CYCLES 300
@@ -114,7 +116,7 @@ static int cycle(void)
 	/* exercise open/ioctl/close as every user does */
 	fd = vfsb_open();
 	if (fd < 0)
-		return -errno;
+		return fd;
 	{
 		struct vfsb_version v;
 
@@ -149,7 +151,7 @@ TEST_F_TIMEOUT(mod, load_unload_loop_leaks_nothing, 600)
 
 	/* earlier tests' tracking may still be tearing down */
 	if (vfsb_module_loaded()) {
-		ASSERT_EQ(0, vfsb_module_wait_idle());
+		ASSERT_EQ(0, vfsb_module_wait_refcnt(0, 30000));
 		ASSERT_EQ(0, vfsb_module_unload());
 	}
 	/* one warm-up cycle so that first-use allocations do not count */
@@ -198,7 +200,7 @@ TEST_F_TIMEOUT(mod, open_device_pins_module, 120)
 
 	if (!vfsb_module_loaded())
 		ASSERT_EQ(0, vfsb_module_load());
-	ASSERT_EQ(0, vfsb_module_wait_idle());
+	ASSERT_EQ(0, vfsb_module_wait_refcnt(0, 30000));
 	fd = vfsb_open();
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(1, vfsb_module_refcnt());

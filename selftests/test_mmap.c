@@ -9,7 +9,10 @@
 #define _GNU_SOURCE
 #include <sys/mman.h>
 
-#include "vfsb_util.h"
+#include <sys/mount.h>
+
+#include "vfsb.h"
+#include "testfs.h"
 #include "kselftest_harness.h"
 
 #define DIR_E "/tmp/vb-ext4"
@@ -23,7 +26,7 @@ FIXTURE(ext4) {
 
 FIXTURE_SETUP(ext4)
 {
-	int ret = vfsb_mount_ext4(DIR_E);
+	int ret = mount_ext4(DIR_E);
 
 	if (ret == -ENODEV)
 		SKIP(return, "no scratch disk");
@@ -54,23 +57,23 @@ TEST_F(ext4, write_fault_is_a_section_store_is_not)
 {
 	long long b0, b1, b2, b3;
 
-	b0 = vfsb_begun(self->dev, DIR_E);
+	b0 = fs_begun(self->dev, DIR_E);
 	ASSERT_LE(0, b0);
 	/* first store into a clean page: write fault, page_mkwrite */
 	self->map[0] = 'a';
-	b1 = vfsb_begun(self->dev, DIR_E);
+	b1 = fs_begun(self->dev, DIR_E);
 	EXPECT_LT(b0, b1);
 	/* the page is writable now: stores do not enter the kernel */
 	self->map[1] = 'b';
 	self->map[100] = 'c';
-	b2 = vfsb_begun(self->dev, DIR_E);
+	b2 = fs_begun(self->dev, DIR_E);
 	EXPECT_EQ(b1, b2);
 	/* writeback write-protects it; the next store faults again */
 	ASSERT_EQ(0, msync(self->map, self->len, MS_SYNC));
 	self->map[2] = 'd';
-	b3 = vfsb_begun(self->dev, DIR_E);
+	b3 = fs_begun(self->dev, DIR_E);
 	EXPECT_LT(b2, b3);
-	EXPECT_EQ(0, vfsb_in_flight(self->dev, DIR_E));
+	EXPECT_EQ(0, fs_in_flight(self->dev, DIR_E));
 	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_E, 0, 5000));
 }
 

@@ -9,9 +9,15 @@
 #include <sys/mman.h>
 #include <sys/xattr.h>
 
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "vfsb.h"
 #include "fuse_hold.h"
+#include "rec_batch.h"
+#include "testfs.h"
 #include "uffd_hold.h"
-#include "vfsb_records.h"
 #include "kselftest_harness.h"
 
 #define DIR_R "/tmp/vb-rec"
@@ -28,11 +34,11 @@ FIXTURE(rec) {
 
 FIXTURE_SETUP(rec)
 {
-	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_R));
+	ASSERT_EQ(0, mount_tmpfs(DIR_R));
 	self->dev = vfsb_open();
 	ASSERT_LE(0, self->dev);
 	ASSERT_EQ(0, vfsb_watch_path(self->dev, DIR_R));
-	ASSERT_EQ(0, vfsb_subscribe(self->dev, 0, 0, 0));
+	ASSERT_EQ(0, vfsb_subscribe(self->dev, 0, 0, 0, NULL));
 	self->mnt = open(DIR_R, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, self->mnt);
 }
@@ -42,16 +48,6 @@ FIXTURE_TEARDOWN(rec)
 	close(self->mnt);
 	close(self->dev);
 	umount2(DIR_R, MNT_DETACH);
-}
-
-static int touch(const char *path)
-{
-	int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
 }
 
 TEST_F(rec, each_operation_announces_itself)
@@ -128,7 +124,7 @@ TEST_F(rec, each_operation_announces_itself)
 	EXPECT_EQ(getpid(), batch.rec[0]->pid);
 	EXPECT_EQ(0, batch.rec[0]->uid);
 	TH_LOG("%d records, last %s", batch.n,
-	       rec_name(batch.rec[batch.n - 1], nb, sizeof(nb)));
+	       vfsb_rec_name(batch.rec[batch.n - 1], nb, sizeof(nb)));
 }
 
 TEST_F(rec, rename_exchange_and_rmdir)
@@ -163,17 +159,17 @@ TEST_F(rec, announced_before_the_data_changes)
 	ASSERT_EQ(0, rec_drain(self->dev, &batch));
 	i = rec_find(&batch, VFSB_R_DATA_WRITE, NULL);
 	ASSERT_LE(0, i);
-	EXPECT_EQ(h.page, batch.rec[i]->length);
+	EXPECT_EQ(h.u.page, batch.rec[i]->length);
 	/* the change has not happened yet */
 	ASSERT_EQ(0, stat(DIR_R "/held", &st));
 	EXPECT_EQ(0, st.st_size);
 	EXPECT_FALSE(uffd_hold_done(&h));
 	/* the protocol: batch read, barrier waits, then the change is there */
 	EXPECT_EQ(-ETIMEDOUT, vfsb_barrier_path(self->dev, DIR_R, 0, 100));
-	EXPECT_EQ((ssize_t)h.page, uffd_hold_release(&h));
+	EXPECT_EQ((ssize_t)h.u.page, uffd_hold_release(&h));
 	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_R, 0, 0));
 	ASSERT_EQ(0, stat(DIR_R "/held", &st));
-	EXPECT_EQ(h.page, st.st_size);
+	EXPECT_EQ(h.u.page, st.st_size);
 	close(fd);
 }
 
@@ -183,7 +179,7 @@ TEST_F(rec, two_subscribers_get_the_full_stream)
 
 	ASSERT_LE(0, dev2);
 	ASSERT_EQ(0, vfsb_watch_path(dev2, DIR_R));
-	ASSERT_EQ(0, vfsb_subscribe(dev2, 0, 0, 0));
+	ASSERT_EQ(0, vfsb_subscribe(dev2, 0, 0, 0, NULL));
 	ASSERT_EQ(0, rec_drain(self->dev, &batch));
 	for (i = 0; i < 50; i++) {
 		char p[64];
@@ -203,7 +199,7 @@ TEST(filters_and_coalescing)
 {
 	int devf, devc, i;
 
-	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_R));
+	ASSERT_EQ(0, mount_tmpfs(DIR_R));
 	ASSERT_EQ(0, mkdir(DIR_R "/d", 0755));
 	devf = vfsb_open();
 	devc = vfsb_open();
@@ -211,8 +207,8 @@ TEST(filters_and_coalescing)
 	ASSERT_LE(0, devc);
 	ASSERT_EQ(0, vfsb_watch_path(devf, DIR_R));
 	ASSERT_EQ(0, vfsb_watch_path(devc, DIR_R));
-	ASSERT_EQ(0, vfsb_subscribe(devf, 0, VFSB_R_DELETE, 0));
-	ASSERT_EQ(0, vfsb_subscribe(devc, 0, 0, VFSB_SUB_COALESCE));
+	ASSERT_EQ(0, vfsb_subscribe(devf, 0, VFSB_R_DELETE, 0, NULL));
+	ASSERT_EQ(0, vfsb_subscribe(devc, 0, 0, VFSB_SUB_COALESCE, NULL));
 	for (i = 0; i < 100; i++) {
 		char p[64];
 
@@ -247,12 +243,12 @@ TEST(overflow_counts_every_lost_record)
 	struct stat st;
 	int dev, i, j;
 
-	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_R));
+	ASSERT_EQ(0, mount_tmpfs(DIR_R));
 	ASSERT_EQ(0, stat(DIR_R, &st));
 	dev = vfsb_open();
 	ASSERT_LE(0, dev);
 	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_R));
-	ASSERT_EQ(0, vfsb_subscribe(dev, VFSB_RING_MIN, 0, 0));
+	ASSERT_EQ(0, vfsb_subscribe(dev, VFSB_RING_MIN, 0, 0, NULL));
 	for (i = 0; i < n; i++) {
 		char p[64];
 
@@ -281,7 +277,7 @@ TEST(overflow_counts_every_lost_record)
 		}
 		overflows++;
 		lost += batch.rec[j]->lost;
-		it = rec_item(batch.rec[j], VFSB_ITEM_DEVS);
+		it = vfsb_rec_item(batch.rec[j], VFSB_ITEM_DEVS);
 		ASSERT_NE(NULL, it);
 		EXPECT_EQ(4, it->len);
 		EXPECT_EQ(st.st_dev, makedev(major(*(__u32 *)vfsb_item_data(it)),
@@ -374,7 +370,7 @@ TEST(fuse_mkdir_announced_before_it_exists)
 	dev = vfsb_open();
 	ASSERT_LE(0, dev);
 	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_F));
-	ASSERT_EQ(0, vfsb_subscribe(dev, 0, 0, 0));
+	ASSERT_EQ(0, vfsb_subscribe(dev, 0, 0, 0, NULL));
 	nodes = fh_live_nodes(fh);
 	ASSERT_EQ(0, fh_hold(fh, FUSE_MKDIR));
 	ASSERT_EQ(0, pthread_create(&th, NULL, mkdir_thread, NULL));
@@ -403,7 +399,7 @@ TEST(overlayfs_changes_are_recorded_on_the_upper_fs)
 	char opts[256];
 	int dev, i;
 
-	ASSERT_EQ(0, vfsb_mount_tmpfs(DIR_R));
+	ASSERT_EQ(0, mount_tmpfs(DIR_R));
 	mkdir(DIR_L, 0755);
 	mkdir(DIR_O, 0755);
 	ASSERT_EQ(0, mkdir(DIR_R "/u", 0755));
@@ -411,7 +407,7 @@ TEST(overlayfs_changes_are_recorded_on_the_upper_fs)
 	dev = vfsb_open();
 	ASSERT_LE(0, dev);
 	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_R));
-	ASSERT_EQ(0, vfsb_subscribe(dev, 0, 0, 0));
+	ASSERT_EQ(0, vfsb_subscribe(dev, 0, 0, 0, NULL));
 	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s/u,workdir=%s/w",
 		 DIR_L, DIR_R, DIR_R);
 	ASSERT_EQ(0, mount("overlay", DIR_O, "overlay", 0, opts));
@@ -421,7 +417,7 @@ TEST(overlayfs_changes_are_recorded_on_the_upper_fs)
 	i = rec_find(&batch, VFSB_R_CREATE, "via-overlay");
 	ASSERT_LE(0, i);
 	EXPECT_EQ(ino_of(DIR_R "/u"), batch.rec[i]->parent_ino);
-	EXPECT_EQ(0, vfsb_in_flight(dev, DIR_R));
+	EXPECT_EQ(0, fs_in_flight(dev, DIR_R));
 	umount2(DIR_O, MNT_DETACH);
 	close(dev);
 	umount2(DIR_R, MNT_DETACH);

@@ -1,98 +1,55 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Holding a data write in flight with userfaultfd: write() from a buffer
- * whose page is missing blocks inside the kernel's write path (after the
- * write section began) until the test supplies the page. The fault
- * message tells the test, without any sleep, that the writer is held.
+ * Holding a data write in flight with userfaultfd (uffd_hold.c): a write
+ * from a buffer whose page is missing blocks inside the kernel's write
+ * path (after its write section began) until the test supplies the page.
+ * The fault message tells the test, without any sleep, that the writer
+ * is held.
  */
 #ifndef UFFD_HOLD_H
 #define UFFD_HOLD_H
 
-#include <linux/userfaultfd.h>
-#include <poll.h>
 #include <pthread.h>
-#include <sys/mman.h>
+#include <stddef.h>
+#include <sys/types.h>
 
-#include "vfsb_util.h"
-
-struct uffd_hold {
-	int uffd;
-	int fd;			/* the file written */
-	char *buf;		/* registered, missing page */
-	char *src;		/* what the page is filled with */
+/* A registered, missing page: whoever reads it blocks until filled. */
+struct uffd_page {
+	int uffd;		/* -1 once closed */
+	char *buf;		/* the missing page */
+	char *src;		/* what it is filled with */
 	size_t page;
+};
+
+/* 0 or -errno; uffd_page_close() and _unmap() undo a partial setup. */
+int uffd_page_init(struct uffd_page *u);
+/* Waits, at most ms (negative: no limit), for the fault on the page:
+   its reader is then held. 0, -ETIMEDOUT or -errno. */
+int uffd_page_wait_fault(struct uffd_page *u, int ms);
+/* Supplies the page: the held reader goes on. */
+int uffd_page_fill(struct uffd_page *u);
+/* Closing the uffd also wakes a held reader (the fault is then served
+   normally): teardown after a failed assertion relies on it. */
+void uffd_page_close(struct uffd_page *u);
+/* After uffd_page_close(), once no thread uses the buffer. */
+void uffd_page_unmap(struct uffd_page *u);
+
+/* write(fd) of a missing page, by a thread of its own. */
+struct uffd_hold {
+	struct uffd_page u;
+	int fd;			/* the file written */
 	pthread_t thread;
 	volatile int done;
 	ssize_t ret;
 	int err;
 };
 
-static void *uffd_hold_writer(void *arg)
-{
-	struct uffd_hold *h = arg;
-
-	h->ret = write(h->fd, h->buf, h->page);
-	h->err = errno;
-	__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
 /* Starts write(fd, page) and returns once the writer is held: 0/-errno. */
-static inline int uffd_hold_start(struct uffd_hold *h, int fd)
-{
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg = { 0 };
-	struct uffd_msg msg;
-
-	memset(h, 0, sizeof(*h));
-	h->fd = fd;
-	h->page = sysconf(_SC_PAGESIZE);
-	h->uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
-	if (h->uffd < 0 || ioctl(h->uffd, UFFDIO_API, &api))
-		return -errno;
-	h->buf = mmap(NULL, h->page, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	h->src = mmap(NULL, h->page, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (h->buf == MAP_FAILED || h->src == MAP_FAILED)
-		return -ENOMEM;
-	memset(h->src, 'x', h->page);
-	reg.range.start = (unsigned long)h->buf;
-	reg.range.len = h->page;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	if (ioctl(h->uffd, UFFDIO_REGISTER, &reg))
-		return -errno;
-	if (pthread_create(&h->thread, NULL, uffd_hold_writer, h))
-		return -EAGAIN;
-	/* blocks until the writer faults on the page inside write() */
-	if (read(h->uffd, &msg, sizeof(msg)) != sizeof(msg))
-		return -EIO;
-	if (msg.event != UFFD_EVENT_PAGEFAULT)
-		return -EPROTO;
-	return 0;
-}
-
-static inline int uffd_hold_done(struct uffd_hold *h)
-{
-	return __atomic_load_n(&h->done, __ATOMIC_ACQUIRE);
-}
-
-/* Supplies the page; the write completes. Returns what write() did. */
-static inline ssize_t uffd_hold_release(struct uffd_hold *h)
-{
-	struct uffdio_copy copy = {
-		.dst = (unsigned long)h->buf,
-		.src = (unsigned long)h->src,
-		.len = h->page,
-	};
-
-	if (ioctl(h->uffd, UFFDIO_COPY, &copy))
-		return -errno;
-	pthread_join(h->thread, NULL);
-	close(h->uffd);
-	munmap(h->buf, h->page);
-	munmap(h->src, h->page);
-	return h->ret < 0 ? -h->err : h->ret;
-}
+int uffd_hold_start(struct uffd_hold *h, int fd);
+/* Whether the write has returned (it must not while held). */
+int uffd_hold_done(struct uffd_hold *h);
+/* Supplies the page; the write completes. Returns what write() did
+   (the page size), or -errno. */
+ssize_t uffd_hold_release(struct uffd_hold *h);
 
 #endif /* UFFD_HOLD_H */

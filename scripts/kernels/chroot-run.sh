@@ -43,8 +43,9 @@ done
 [ $# -gt 0 ] || { echo "chroot-run: no command" >&2; exit 2; }
 
 # The inner script gets CHROOT and the directories as $1..., then "--" and
-# the command.
-# shellcheck disable=SC2086
+# the command: its $ are its own (SC2016); $dirs splits into the
+# directories, absolute paths checked above (SC2086).
+# shellcheck disable=SC2016,SC2086
 exec unshare --mount --propagation private sh -eu -c '
 	ch=$1; shift
 	while [ "$1" != -- ]; do

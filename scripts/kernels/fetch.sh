@@ -58,9 +58,9 @@ die() { say "ERROR: $*"; exit 1; }
 exec 9>"$base/.fetch-$kind.lock"
 flock 9
 
-# complete ROOT REL: the cache root has everything kernel.sh and
+# cache_complete ROOT REL: the cache root has everything kernel.sh and
 # initramfs.sh need.
-complete() {
+cache_complete() {
 	[ -f "$1/boot/vmlinuz-$2" ] && [ -f "$1/lib/modules/$2/modules.dep" ] &&
 		[ -e "$1/usr/src/linux-headers-$2/Makefile" ]
 }
@@ -71,7 +71,7 @@ cached() {
 		[ -f "${r}.vfsb-kind" ] || continue
 		[ "$(cat "${r}.vfsb-kind")" = "$1" ] || continue
 		rel=$(basename "$r")
-		complete "${r%/}" "$rel" && echo "$rel"
+		cache_complete "${r%/}" "$rel" && echo "$rel"
 	done | sort -V | tail -n 1
 }
 
@@ -110,6 +110,15 @@ apt_setup() {
 # shellcheck disable=SC2086
 apt_cache() { apt-cache $apt_opts "$@"; }
 
+# first_file GLOB-RESULT...: the first that is a file (an unmatched glob
+# stays a pattern), or nothing.
+first_file() {
+	for g in "$@"; do
+		[ -f "$g" ] && echo "$g" && return 0
+	done
+	return 0
+}
+
 # download PKG...: the .deb files into $aptdir/debs (kept, so a rebuild of
 # the cache root needs no network); prints their paths.
 download() {
@@ -118,13 +127,14 @@ download() {
 		[ -n "$ver" ] || die "package $p not found in $(basename "$aptdir")"
 		# apt-get download names it PKG_VERSION_ARCH.deb, ':' as %3a.
 		want="$aptdir/debs/${p}_$(echo "$ver" | sed 's/:/%3a/g')_"
-		f=$(ls "$want"*.deb 2>/dev/null | head -n 1 || true)
+		f=$(first_file "$want"*.deb)
 		if [ -z "$f" ]; then
 			say "downloading $p $ver"
 			# shellcheck disable=SC2086
 			(cd "$aptdir/debs" && apt-get $apt_opts -q download "$p=$ver" >&2) ||
 				die "apt-get download $p failed"
-			f=$(ls "$want"*.deb | head -n 1)
+			f=$(first_file "$want"*.deb)
+			[ -n "$f" ] || die "apt-get download $p left no $want*.deb"
 		fi
 		echo "$f"
 	done
@@ -200,7 +210,7 @@ fetch_debian() {
 	say "newest in $suite: $rel ($img)"
 	[ -z "$inchroot" ] || make_chroot
 	root=$cache/$rel
-	if complete "$root" "$rel" && [ -f "$root/.vfsb-kind" ]; then
+	if cache_complete "$root" "$rel" && [ -f "$root/.vfsb-kind" ]; then
 		say "cached: $rel"
 		echo "$rel"
 		return 0
@@ -214,6 +224,8 @@ fetch_debian() {
 		done
 	done
 	pkgs=$(echo "$pkgs" | tr ' ' '\n' | awk 'NF && !seen[$0]++')
+	# package names: no blanks, one word each
+	# shellcheck disable=SC2086
 	debs=$(download $pkgs)
 
 	tmp=$cache/.tmp-$rel
@@ -265,7 +277,7 @@ fetch_debian() {
 	scrub "$root"
 	mv "$tmp" "$root"
 	# depmod ran on the temporary path; the files it wrote hold no paths.
-	complete "$root" "$rel" || die "incomplete cache root $root"
+	cache_complete "$root" "$rel" || die "incomplete cache root $root"
 	say "ready: $root"
 	echo "$rel"
 }
@@ -349,7 +361,7 @@ fetch_debug() {
 	cp "$frag" "$tmp/.vfsb-fragment"
 	scrub "$root"
 	mv "$tmp" "$root"
-	complete "$root" "$rel" || die "incomplete cache root $root"
+	cache_complete "$root" "$rel" || die "incomplete cache root $root"
 	say "ready: $root"
 	echo "$rel"
 }

@@ -18,11 +18,11 @@
 #include "common.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,14 +42,16 @@ static int dev;
 static uint64_t one_barrier(int fd, int mode)
 {
 	uint64_t t0 = now_ns();
+	int ret;
+
 
 	if (mode == M_ASYNC) {
-		struct vfsb_barrier_start bs = { .fd = fd };
-		struct vfsb_barrier_poll bp;
 		struct pollfd pfd = { dev, POLLPRI, 0 };
+		__u64 cookie;
 
-		if (ioctl(dev, VFSB_IOC_BARRIER_START, &bs))
-			die("BARRIER_START: %s", strerror(errno));
+		ret = vfsb_barrier_start_fd(dev, fd, 0, &cookie);
+		if (ret)
+			die("BARRIER_START: %s", strerror(-ret));
 		for (;;) {
 			int n = poll(&pfd, 1, 30000);
 
@@ -57,21 +59,17 @@ static uint64_t one_barrier(int fd, int mode)
 				continue;
 			if (n <= 0)
 				die("async barrier: no completion within 30s");
-			memset(&bp, 0, sizeof(bp));
-			bp.cookie = bs.cookie;
-			if (ioctl(dev, VFSB_IOC_BARRIER_POLL, &bp))
-				die("BARRIER_POLL: %s", strerror(errno));
-			if (bp.state == VFSB_BARRIER_DONE)
+			ret = vfsb_barrier_poll(dev, cookie, NULL);
+			if (ret < 0)
+				die("BARRIER_POLL: %s", strerror(-ret));
+			if (ret == VFSB_BARRIER_DONE)
 				break;
 		}
 	} else {
-		struct vfsb_barrier b = {
-			.fd = fd, .timeout_ms = 30000,
-			.flags = mode == M_EXPEDITED ? VFSB_BARRIER_EXPEDITED : 0,
-		};
-
-		if (ioctl(dev, VFSB_IOC_BARRIER, &b))
-			die("BARRIER: %s", strerror(errno));
+		ret = vfsb_barrier_fd(dev, fd, mode == M_EXPEDITED ?
+				      VFSB_BARRIER_EXPEDITED : 0, 30000, NULL);
+		if (ret)
+			die("BARRIER: %s", strerror(-ret));
 	}
 	return now_ns() - t0;
 }
@@ -166,25 +164,10 @@ static uint64_t writers_stop(struct writer *w, int n)
 	return total;
 }
 
-static int open_path(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0)
-		die("open %s: %s", dir, strerror(errno));
-	return fd;
-}
-
 static void setup_common(void)
 {
-	reps = bench_env("VFSB_BENCH_BARRIER_REPS", 6, 2);
-	if (reps > MAX_REPS)
-		reps = MAX_REPS;
-	nbarriers = bench_env("VFSB_BENCH_BARRIERS", 100, 20);
-	if (nbarriers > MAX_K)
-		nbarriers = MAX_K;
-	if (nbarriers < 1)
-		nbarriers = 1;
+	reps = bench_env_in("VFSB_BENCH_BARRIER_REPS", 6, 2, LONG_MIN, MAX_REPS);
+	nbarriers = bench_env_in("VFSB_BENCH_BARRIERS", 100, 20, 1, MAX_K);
 	mod_set(true);
 	dev = dev_open();
 }
@@ -263,14 +246,14 @@ static int cmd_latency(const char *out)
 	primary = bench_fs_primary(fs, nfs);
 	setup_common();
 	for (f = 0; f < nfs; f++) {
-		ret = dev_watch(dev, fs[f].dir);
+		ret = vfsb_watch_path(dev, fs[f].dir);
 		if (ret)
 			die("watch %s: %s", fs[f].dir, strerror(-ret));
 	}
 	progress("barrier: %ld repetitions x %ld barriers per series", reps, nbarriers);
 	for (f = 0; f < nfs; f++) {
 		bench_subdir(dir, sizeof(dir), fs[f].dir, "barrier");
-		fd = open_path(dir);
+		fd = open_dir(dir);
 		for (r = 0; r < reps; r++) {
 			ts = now_ns();
 			for (si = 0; si < NSCEN; si++) {
@@ -316,28 +299,13 @@ static int cmd_latency(const char *out)
 		}
 	}
 
-	/* one object of top-level members; bench.sh merges the files */
-	jw_open(&j, out);
-	jw_obj(&j, NULL);
-	jw_obj(&j, "barrier");
-	json_latency_fs(&j, primary);
-	jw_end(&j);
-	jw_obj(&j, "barrier_by_fs");
-	for (f = 0; f < nfs; f++) {
-		jw_obj(&j, fs[f].name);
-		json_latency_fs(&j, f);
-		jw_end(&j);
-	}
-	jw_end(&j);
+	bench_json_begin(&j, out);
+	jw_per_fs(&j, "barrier", fs, nfs, primary, json_latency_fs);
 	jw_obj(&j, "barrier_info");
 	jw_str(&j, "primary_fs", fs[primary].name);
 	jw_int(&j, "barriers_per_series", nbarriers);
 	jw_int(&j, "reps", reps);
-	jw_num(&j, "seconds", (now_ns() - t0) / 1e9);
-	jw_end(&j);
-	jw_end(&j);
-	jw_close(&j);
-	return 0;
+	return bench_json_end(&j, t0);
 }
 
 /* ---- 5b: latency vs the rate sections begin ---- */
@@ -368,11 +336,11 @@ static int cmd_rate(const char *out)
 	if (tf < 0)
 		tf = 0;
 	setup_common();
-	ret = dev_watch(dev, fs[tf].dir);
+	ret = vfsb_watch_path(dev, fs[tf].dir);
 	if (ret)
 		die("watch %s: %s", fs[tf].dir, strerror(-ret));
 	bench_subdir(dir, sizeof(dir), fs[tf].dir, "rate");
-	fd = open_path(dir);
+	fd = open_dir(dir);
 	progress("rate: %ld repetitions x {0,100,10000} sections/s", reps);
 	for (r = 0; r < reps; r++) {
 		for (i = 0; i < (int)NRATES; i++) {
@@ -380,7 +348,7 @@ static int cmd_rate(const char *out)
 			tr = now_ns();
 			if (rates[q])
 				writers_start(&w, 1, dir, rates[q], 1);
-			if (dev_stats(dev, fs[tf].dir, &st0))
+			if (vfsb_stats_path(dev, fs[tf].dir, &st0))
 				die("stats %s failed", fs[tf].dir);
 			ta = now_ns();
 			for (m = 0; m < (int)NRMODES; m++) {
@@ -388,7 +356,7 @@ static int cmd_rate(const char *out)
 				for (k = 0; k < NSTATS; k++)
 					rres[q][m][k][r] = v[k];
 			}
-			if (dev_stats(dev, fs[tf].dir, &st1))
+			if (vfsb_stats_path(dev, fs[tf].dir, &st1))
 				die("stats %s failed", fs[tf].dir);
 			achieved[q][r] = (st1.sections_begun - st0.sections_begun) /
 					 ((now_ns() - ta) / 1e9);
@@ -419,8 +387,7 @@ static int cmd_rate(const char *out)
 		printf("\n");
 	}
 
-	jw_open(&j, out);
-	jw_obj(&j, NULL);
+	bench_json_begin(&j, out);
 	jw_obj(&j, "section_rate");
 	jw_str(&j, "fs", fs[tf].name);
 	jw_int(&j, "barriers_per_series", nbarriers);
@@ -447,21 +414,15 @@ static int cmd_rate(const char *out)
 		jw_end(&j);
 	}
 	jw_end(&j);
-	jw_num(&j, "seconds", (now_ns() - t0) / 1e9);
-	jw_end(&j);
-	jw_end(&j);
-	jw_close(&j);
-	return 0;
+	return bench_json_end(&j, t0);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc != 3)
-		die("usage: bench_barrier latency|rate OUT.json");
-	bench_init(argv[1]);
-	if (!strcmp(argv[1], "latency"))
-		return cmd_latency(argv[2]);
-	if (!strcmp(argv[1], "rate"))
-		return cmd_rate(argv[2]);
-	die("unknown command %s", argv[1]);
+	static const struct bench_cmd cmds[] = {
+		{ "latency", cmd_latency },
+		{ "rate", cmd_rate },
+	};
+
+	return bench_main(argc, argv, "bench_barrier", cmds, ARRAY_SIZE(cmds));
 }

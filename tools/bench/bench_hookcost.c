@@ -197,12 +197,12 @@ int main(int argc, char **argv)
 			setenv("VFSB_KO", ko[k], 1);
 			mod_set(true);
 			dev = dev_open();
-			ret = dev_watch(dev, argv[2]);
+			ret = vfsb_watch_path(dev, argv[2]);
 			if (ret)
 				die("watch %s: %s", argv[2], strerror(-ret));
 			for (o = 0; o < NOPS; o++)
 				res[r][k][0][o] = measure(o);
-			ret = dev_watch(dev, argv[1]);
+			ret = vfsb_watch_path(dev, argv[1]);
 			if (ret)
 				die("watch %s: %s", argv[1], strerror(-ret));
 			for (o = 0; o < NOPS; o++)

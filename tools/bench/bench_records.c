@@ -464,7 +464,7 @@ static void json_result(struct jw *j, const struct result *r)
 	for (i = 0; i < ntrials; i++)
 		if (trials[i].res == r)
 			json_trial(j, &trials[i]);
-	jw_end_arr(j);
+	jw_end(j);
 	jw_end(j);
 }
 
@@ -535,7 +535,7 @@ static int cmd_records(const char *out)
 	run_one(&batch[B_FAN], 0);
 	mod_set(true);
 	keeper = dev_open();
-	ret = dev_watch(keeper, other);
+	ret = vfsb_watch_path(keeper, other);
 	if (ret)
 		die("watch %s: %s", other, strerror(-ret));
 	sleep_ns(1000000000ull);	/* the text patching's deferred work */
@@ -582,8 +582,7 @@ static int cmd_records(const char *out)
 	       accounted ? "matched every trial's shortfall exactly" :
 	       "did NOT match the shortfall in some trial", read_bytes);
 
-	jw_open(&j, out);
-	jw_obj(&j, NULL);
+	bench_json_begin(&j, out);
 	jw_obj(&j, "records");
 	jw_num(&j, "max_lossless_ops_per_s", eager[E_VFSB].max_lossless);
 	jw_bool(&j, "max_lossless_writer_bound", eager[E_VFSB].writer_bound);
@@ -603,19 +602,14 @@ static int cmd_records(const char *out)
 	for (i = 0; i < NBATCH; i++)
 		json_result(&j, &batch[i]);
 	jw_end(&j);
-	jw_num(&j, "seconds", (now_ns() - t_phase) / 1e9);
-	jw_end(&j);
-	jw_end(&j);
-	jw_close(&j);
-	return 0;
+	return bench_json_end(&j, t_phase);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc != 3)
-		die("usage: bench_records records OUT.json");
-	bench_init(argv[1]);
-	if (!strcmp(argv[1], "records"))
-		return cmd_records(argv[2]);
-	die("unknown command %s", argv[1]);
+	static const struct bench_cmd cmds[] = {
+		{ "records", cmd_records },
+	};
+
+	return bench_main(argc, argv, "bench_records", cmds, ARRAY_SIZE(cmds));
 }

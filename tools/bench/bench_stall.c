@@ -22,6 +22,7 @@
 #include "common.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -59,8 +60,8 @@ static void *disturber_main(void *arg)
 		switch (d->scen) {
 		case SC_BARRIER:
 		case SC_EXPEDITED:
-			ret = dev_barrier(dev, d->fd, d->scen == SC_EXPEDITED ?
-					  VFSB_BARRIER_EXPEDITED : 0);
+			ret = vfsb_barrier_fd(dev, d->fd, d->scen == SC_EXPEDITED ?
+					      VFSB_BARRIER_EXPEDITED : 0, 0, NULL);
 			if (ret)
 				die("barrier: %s", strerror(-ret));
 			break;
@@ -188,19 +189,10 @@ static int cmd_stall(const char *out)
 
 	nfs = bench_fs_list(fs, MAX_FS);
 	primary = bench_fs_primary(fs, nfs);
-	reps = bench_env("VFSB_BENCH_STALL_REPS", 8, 2);
-	if (reps > MAX_REPS)
-		reps = MAX_REPS;
-	nwrites = bench_env("VFSB_BENCH_STALL_WRITES", 20000, 1000);
-	if (nwrites > 1 << 20)
-		nwrites = 1 << 20;
-	if (nwrites < 1)
-		nwrites = 1;
-	nwrites_freeze = bench_env("VFSB_BENCH_STALL_FREEZE_WRITES", 1000, 200);
-	if (nwrites_freeze > nwrites)
-		nwrites_freeze = nwrites;
-	if (nwrites_freeze < 100)
-		nwrites_freeze = 100;
+	reps = bench_env_in("VFSB_BENCH_STALL_REPS", 8, 2, LONG_MIN, MAX_REPS);
+	nwrites = bench_env_in("VFSB_BENCH_STALL_WRITES", 20000, 1000, 1, 1 << 20);
+	nwrites_freeze = bench_env_in("VFSB_BENCH_STALL_FREEZE_WRITES", 1000, 200,
+				      100, nwrites);
 	for (f = 0; f < MAX_FS; f++)
 		for (s = 0; s < NSCEN; s++)
 			for (k = 0; k < NSTATS; k++)
@@ -209,7 +201,7 @@ static int cmd_stall(const char *out)
 	mod_set(true);
 	dev = dev_open();
 	for (f = 0; f < nfs; f++) {
-		ret = dev_watch(dev, fs[f].dir);
+		ret = vfsb_watch_path(dev, fs[f].dir);
 		if (ret)
 			die("watch %s: %s", fs[f].dir, strerror(-ret));
 	}
@@ -280,35 +272,21 @@ static int cmd_stall(const char *out)
 		}
 	}
 
-	/* one object of top-level members; bench.sh merges the files */
-	jw_open(&j, out);
-	jw_obj(&j, NULL);
-	jw_obj(&j, "writer_stall");
-	json_stall_fs(&j, primary);
-	jw_end(&j);
-	jw_obj(&j, "writer_stall_by_fs");
-	for (f = 0; f < nfs; f++) {
-		jw_obj(&j, fs[f].name);
-		json_stall_fs(&j, f);
-		jw_end(&j);
-	}
-	jw_end(&j);
+	bench_json_begin(&j, out);
+	jw_per_fs(&j, "writer_stall", fs, nfs, primary, json_stall_fs);
 	jw_obj(&j, "writer_stall_info");
 	jw_str(&j, "primary_fs", fs[primary].name);
 	jw_int(&j, "writes_per_run", nwrites);
 	jw_int(&j, "fsfreeze_writes_per_run", nwrites_freeze);
 	jw_int(&j, "reps", reps);
-	jw_num(&j, "seconds", (now_ns() - t0) / 1e9);
-	jw_end(&j);
-	jw_end(&j);
-	jw_close(&j);
-	return 0;
+	return bench_json_end(&j, t0);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc != 3 || strcmp(argv[1], "stall"))
-		die("usage: bench_stall stall OUT.json");
-	bench_init(argv[1]);
-	return cmd_stall(argv[2]);
+	static const struct bench_cmd cmds[] = {
+		{ "stall", cmd_stall },
+	};
+
+	return bench_main(argc, argv, "bench_stall", cmds, ARRAY_SIZE(cmds));
 }

@@ -7,10 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,6 +50,17 @@ long bench_env(const char *name, long full, long quick)
 	if (v && *v)
 		return strtol(v, NULL, 0);
 	return bench_quick ? quick : full;
+}
+
+long bench_env_in(const char *name, long full, long quick, long min, long max)
+{
+	long v = bench_env(name, full, quick);
+
+	if (v > max)
+		v = max;
+	if (v < min)
+		v = min;
+	return v;
 }
 
 void progress(const char *fmt, ...)
@@ -156,36 +164,43 @@ uint64_t pct_u64(const uint64_t *sorted, size_t n, double p)
 	return sorted[rank - 1];
 }
 
+struct summary ratio_summary(const double *v, const double *base, int n)
+{
+	double r[256];
+	int i;
+
+	for (i = 0; i < n && i < (int)ARRAY_SIZE(r); i++)
+		r[i] = v[i] / base[i];
+	return summarize(r, i);
+}
+
+double sum_valid(const double *v, int n)
+{
+	double t = 0;
+	int i, m = 0;
+
+	for (i = 0; i < n; i++)
+		if (!isnan(v[i])) {
+			t += v[i];
+			m++;
+		}
+	return m ? t : NAN;
+}
+
 /* ---- module and device ---- */
-
-bool mod_loaded(void)
-{
-	return access("/sys/module/vfsbarrier", F_OK) == 0;
-}
-
-static const char *ko_path(void)
-{
-	const char *p = getenv("VFSB_KO");
-
-	return p && *p ? p : "/lib/vfsb/vfsbarrier.ko";
-}
 
 void mod_set(bool loaded)
 {
-	int i, fd;
+	int i, ret;
 
-	if (loaded == mod_loaded())
+	if (loaded == vfsb_module_loaded())
 		return;
 	if (loaded) {
-		fd = open(ko_path(), O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			die("open %s: %s", ko_path(), strerror(errno));
-		if (syscall(SYS_finit_module, fd, "", 0) && errno != EEXIST)
-			die("finit_module: %s", strerror(errno));
-		close(fd);
+		ret = vfsb_module_load();
+		if (ret && ret != -EEXIST)
+			die("load %s: %s", vfsb_module_path(), strerror(-ret));
 		/* devtmpfs creates the node asynchronously */
-		for (i = 0; i < 5000 && access(VFSB_DEVICE_PATH, F_OK); i++)
-			usleep(1000);
+		vfsb_wait_device(5000);
 		return;
 	}
 	/*
@@ -193,105 +208,40 @@ void mod_set(bool loaded)
 	 * RCU and an SRCU grace period; the module is busy until then.
 	 */
 	for (i = 0; i < 3000; i++) {
-		if (!syscall(SYS_delete_module, "vfsbarrier", O_NONBLOCK))
+		ret = vfsb_module_unload();
+		if (!ret || ret == -ENOENT)
 			return;
-		if (errno == ENOENT)
-			return;
-		if (errno != EWOULDBLOCK && errno != EBUSY && errno != EAGAIN)
+		if (ret != -EWOULDBLOCK && ret != -EBUSY && ret != -EAGAIN)
 			break;
 		usleep(10000);
 	}
-	die("delete_module: %s", strerror(errno));
+	die("delete_module: %s", strerror(-ret));
 }
 
 void mod_wait_refcnt(int n)
 {
-	int i, cur = -1;
-	FILE *f;
+	int cur = vfsb_module_wait_refcnt(n, 60000);
 
-	for (i = 0; i < 6000; i++) {
-		f = fopen("/sys/module/vfsbarrier/refcnt", "r");
-		if (!f)
-			return;
-		if (fscanf(f, "%d", &cur) != 1)
-			cur = -1;
-		fclose(f);
-		if (cur <= n)
-			return;
-		usleep(10000);
-	}
-	progress("module refcnt stays %d, expected %d", cur, n);
+	if (cur > n)
+		progress("module refcnt stays %d, expected %d", cur, n);
 }
 
 int dev_open(void)
 {
-	int fd = open(VFSB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	int fd = vfsb_open();
 
 	if (fd < 0)
-		die("open %s: %s", VFSB_DEVICE_PATH, strerror(errno));
+		die("open %s: %s", VFSB_DEVICE_PATH, strerror(-fd));
 	return fd;
 }
 
-static int path_ioctl(int dev, const char *path, unsigned long cmd)
+int open_dir(const char *dir)
 {
-	struct vfsb_watch w = { 0 };
-	int ret;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	w.fd = open(path, O_PATH | O_CLOEXEC);
-	if (w.fd < 0)
-		return -errno;
-	ret = ioctl(dev, cmd, &w) ? -errno : 0;
-	close(w.fd);
-	return ret;
-}
-
-int dev_watch(int dev, const char *path)
-{
-	return path_ioctl(dev, path, VFSB_IOC_WATCH);
-}
-
-int dev_unwatch(int dev, const char *path)
-{
-	return path_ioctl(dev, path, VFSB_IOC_UNWATCH);
-}
-
-int dev_barrier(int dev, int fd, uint32_t flags)
-{
-	struct vfsb_barrier b = { .fd = fd, .flags = flags };
-
-	return ioctl(dev, VFSB_IOC_BARRIER, &b) ? -errno : 0;
-}
-
-int dev_stats(int dev, const char *path, struct vfsb_sb_stats *out)
-{
-	static struct vfsb_sb_stats st[256];
-	struct vfsb_stats req = { .capacity = ARRAY_SIZE(st),
-				  .entries_ptr = (uintptr_t)st };
-	struct stat sb;
-	unsigned int i;
-
-	if (stat(path, &sb))
-		return -errno;
-	if (ioctl(dev, VFSB_IOC_STATS, &req))
-		return -errno;
-	for (i = 0; i < req.count && i < req.capacity; i++) {
-		if (makedev(major(st[i].dev), minor(st[i].dev)) == sb.st_dev &&
-		    !(st[i].flags & VFSB_STATS_UNMOUNTED)) {
-			*out = st[i];
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-const char *mod_version(int dev)
-{
-	static struct vfsb_version v;
-
-	if (ioctl(dev, VFSB_IOC_GET_VERSION, &v))
-		return "";
-	v.module_version[sizeof(v.module_version) - 1] = 0;
-	return v.module_version;
+	if (fd < 0)
+		die("open %s: %s", dir, strerror(errno));
+	return fd;
 }
 
 /* ---- the record stream ---- */
@@ -299,31 +249,28 @@ const char *mod_version(int dev)
 int sub_open(const char *const *paths, int npaths, uint32_t ring_bytes,
 	     uint32_t flags)
 {
-	struct vfsb_subscribe sub = { .ring_bytes = ring_bytes, .flags = flags };
 	int fd, i, ret;
 
-	fd = open(VFSB_DEVICE_PATH, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	fd = vfsb_open_flags(O_NONBLOCK);
 	if (fd < 0)
-		die("open %s: %s", VFSB_DEVICE_PATH, strerror(errno));
-	if (ioctl(fd, VFSB_IOC_SUBSCRIBE, &sub))
-		die("SUBSCRIBE: %s", strerror(errno));
+		die("open %s: %s", VFSB_DEVICE_PATH, strerror(-fd));
+	ret = vfsb_subscribe(fd, ring_bytes, 0, flags, NULL);
+	if (ret)
+		die("SUBSCRIBE: %s", strerror(-ret));
 	for (i = 0; i < npaths; i++) {
-		ret = dev_watch(fd, paths[i]);
+		ret = vfsb_watch_path(fd, paths[i]);
 		if (ret)
 			die("watch %s: %s", paths[i], strerror(-ret));
 	}
 	return fd;
 }
 
-void rec_count_buf(const void *buf, size_t len, struct rec_count *c)
+void rec_count_buf(void *buf, size_t len, struct rec_count *c)
 {
-	const char *p = buf, *end = p + len;
 	const struct vfsb_record *r;
+	size_t off;
 
-	while (p + sizeof(*r) <= end) {
-		r = (const void *)p;
-		if (r->size < sizeof(*r) || p + r->size > end)
-			die("read() returned a malformed record (size %u)", r->size);
+	for (off = 0; (r = vfsb_rec_at(buf, len, off)); off += r->size) {
 		if (r->type == VFSB_REC_OVERFLOW) {
 			c->overflows++;
 			c->lost += r->lost;
@@ -333,8 +280,10 @@ void rec_count_buf(const void *buf, size_t len, struct rec_count *c)
 			if (r->reasons & VFSB_R_CREATE)
 				c->creates++;
 		}
-		p += r->size;
 	}
+	if (off != len)
+		die("read() returned a malformed record at offset %zu of %zu",
+		    off, len);
 }
 
 /* ---- filesystems ---- */
@@ -382,102 +331,66 @@ void bench_subdir(char *out, size_t len, const char *dir, const char *sub)
 
 /* ---- JSON ---- */
 
-static void jw_sep(struct jw *j, const char *key)
+void bench_json_begin(struct jw *j, const char *out)
 {
-	if (!j->first[j->depth])
-		fputs(", ", j->f);
-	j->first[j->depth] = false;
-	if (key)
-		fprintf(j->f, "\"%s\": ", key);
+	int ret = jw_open(j, out, false);
+
+	if (ret)
+		die("open %s: %s", out, strerror(-ret));
+	jw_obj(j, NULL);
 }
 
-void jw_open(struct jw *j, const char *path)
+int bench_json_end(struct jw *j, uint64_t t0)
 {
-	memset(j, 0, sizeof(*j));
-	j->f = fopen(path, "w");
-	if (!j->f)
-		die("open %s: %s", path, strerror(errno));
-	j->first[0] = true;
+	int ret;
+
+	jw_num(j, "seconds", (now_ns() - t0) / 1e9);
+	jw_end(j);
+	jw_end(j);
+	ret = jw_close(j);
+	if (ret)
+		die("writing JSON: %s", strerror(-ret));
+	return 0;
 }
 
-void jw_close(struct jw *j)
+void jw_per_fs(struct jw *j, const char *key, const struct bench_fs *fs,
+	       int nfs, int primary, void (*emit)(struct jw *j, int f))
 {
-	fputc('\n', j->f);
-	if (fclose(j->f))
-		die("writing JSON: %s", strerror(errno));
-}
+	char by_fs[64];
+	int f;
 
-static void jw_push(struct jw *j, const char *key, char c)
-{
-	jw_sep(j, key);
-	fputc(c, j->f);
-	if (j->depth + 1 >= (int)ARRAY_SIZE(j->first))
-		die("JSON nesting too deep");
-	j->first[++j->depth] = true;
-}
-
-void jw_obj(struct jw *j, const char *key)
-{
-	jw_push(j, key, '{');
-}
-
-void jw_arr(struct jw *j, const char *key)
-{
-	jw_push(j, key, '[');
-}
-
-void jw_end(struct jw *j)
-{
-	j->depth--;
-	fputc('}', j->f);
-}
-
-void jw_end_arr(struct jw *j)
-{
-	j->depth--;
-	fputc(']', j->f);
-}
-
-void jw_num(struct jw *j, const char *key, double v)
-{
-	jw_sep(j, key);
-	if (isnan(v) || isinf(v))
-		fputs("null", j->f);
-	else
-		fprintf(j->f, "%.6g", v);
-}
-
-void jw_int(struct jw *j, const char *key, long long v)
-{
-	jw_sep(j, key);
-	fprintf(j->f, "%lld", v);
-}
-
-void jw_str(struct jw *j, const char *key, const char *s)
-{
-	jw_sep(j, key);
-	fputc('"', j->f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(j->f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(j->f, "\\u%04x", *s);
-		else
-			fputc(*s, j->f);
+	jw_obj(j, key);
+	emit(j, primary);
+	jw_end(j);
+	snprintf(by_fs, sizeof(by_fs), "%s_by_fs", key);
+	jw_obj(j, by_fs);
+	for (f = 0; f < nfs; f++) {
+		jw_obj(j, fs[f].name);
+		emit(j, f);
+		jw_end(j);
 	}
-	fputc('"', j->f);
+	jw_end(j);
 }
 
-void jw_null(struct jw *j, const char *key)
-{
-	jw_sep(j, key);
-	fputs("null", j->f);
-}
+/* ---- main() ---- */
 
-void jw_bool(struct jw *j, const char *key, bool v)
+int bench_main(int argc, char **argv, const char *prog,
+	       const struct bench_cmd *cmds, int ncmds)
 {
-	jw_sep(j, key);
-	fputs(v ? "true" : "false", j->f);
+	char names[128] = "";
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < ncmds; i++)
+		n += snprintf(names + n, n < sizeof(names) ? sizeof(names) - n : 0,
+			      "%s%s", i ? "|" : "", cmds[i].name);
+	if (argc != 3)
+		die("usage: %s %s OUT.json", prog, names);
+	bench_init(argv[1]);
+	for (i = 0; i < ncmds; i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].run(argv[2]);
+	die("unknown command %s (usage: %s %s OUT.json)", argv[1], prog, names);
 }
 
 const char *fmt_num(char *buf, double v, int prec)

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared by the vfsbarrier benchmark programs (see BENCHMARKS.md):
- * clocks, statistics, module load/unload by syscall, the device's
- * ioctls, CPU pinning, the filesystems under test, and a small JSON
- * writer. Each program prints progress lines on stderr, its part of the
- * results table on stdout and its part of results.json into a file.
+ * clocks, statistics, the module and the device (libvfsb, with the
+ * benchmarks' policy: die on failure), CPU pinning, the filesystems
+ * under test, JSON files, and main(). Each program prints progress lines
+ * on stderr, its part of the results table on stdout and its part of
+ * results.json into a file.
  */
 #ifndef VFSB_BENCH_COMMON_H
 #define VFSB_BENCH_COMMON_H
@@ -20,6 +21,9 @@
 #include <stdio.h>
 #include <linux/vfsbarrier.h>
 
+#include "vfsb.h"
+#include "jw.h"
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- setup ---- */
@@ -30,6 +34,8 @@ extern int bench_quick;		/* VFSB_BENCH_QUICK=1: tiny loop counts */
 void bench_init(const char *prog);
 /* A number from the environment (quick/full defaults when unset). */
 long bench_env(const char *name, long full, long quick);
+/* The same, kept within [min, max] (max first: min wins a conflict). */
+long bench_env_in(const char *name, long full, long quick, long min, long max);
 /* "bench[prog] +12s: ..." on stderr: the run's live progress. */
 void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -54,21 +60,20 @@ double spread_pct(struct summary s);
 void sort_u64(uint64_t *v, size_t n);
 /* Nearest-rank percentile (0 < p <= 100) of sorted values. */
 uint64_t pct_u64(const uint64_t *sorted, size_t n, double p);
+/* The summary of the n per-round ratios v[i] / base[i]. */
+struct summary ratio_summary(const double *v, const double *base, int n);
+/* Sum of the n values that are not NAN (NAN when none is a number). */
+double sum_valid(const double *v, int n);
 
-/* ---- the module and its device ---- */
+/* ---- the module and its device (libvfsb, and die on failure) ---- */
 
-bool mod_loaded(void);
 /* Loads or unloads vfsbarrier.ko ($VFSB_KO); dies when it cannot. */
 void mod_set(bool loaded);
 /* Waits (up to 60 s) until the module's reference count is n. */
 void mod_wait_refcnt(int n);
 int dev_open(void);		/* dies on failure */
-int dev_watch(int dev, const char *path);	/* 0 or -errno */
-int dev_unwatch(int dev, const char *path);
-int dev_barrier(int dev, int fd, uint32_t flags);
-/* Counters of the superblock of path; 0 or -errno. */
-int dev_stats(int dev, const char *path, struct vfsb_sb_stats *out);
-const char *mod_version(int dev);	/* "" when unknown */
+/* A directory opened O_RDONLY (for the *at() calls); dies on failure. */
+int open_dir(const char *dir);
 
 /* ---- the record stream ---- */
 
@@ -90,7 +95,7 @@ struct rec_count {
 };
 
 /* Adds the whole records in buf (one read()'s worth) to c. */
-void rec_count_buf(const void *buf, size_t len, struct rec_count *c);
+void rec_count_buf(void *buf, size_t len, struct rec_count *c);
 
 /* ---- filesystems under test ---- */
 
@@ -109,29 +114,34 @@ int bench_fs_primary(const struct bench_fs *fs, int n);
 /* dir/sub, created empty-ish (existing content is left alone). */
 void bench_subdir(char *out, size_t len, const char *dir, const char *sub);
 
-/* ---- JSON ---- */
+/* ---- JSON (jw.h, in libvfsb), written to a file ---- */
 
 /*
- * Streaming writer with comma bookkeeping. Keys are NULL inside arrays.
- * Numbers that are NAN are written as null (a figure not measured).
+ * A program's part of results.json is one object of top-level members
+ * (bench.sh merges the files): begin opens out and that object; end
+ * adds "seconds" since t0 to the object open then (the phase's info),
+ * closes it and the top-level one, and the file. Both die on failure.
  */
-struct jw {
-	FILE *f;
-	int depth;
-	bool first[32];
+void bench_json_begin(struct jw *j, const char *out);
+int bench_json_end(struct jw *j, uint64_t t0);
+/*
+ * The figures of each filesystem under test, as members "key" (the
+ * primary one's) and "key_by_fs" (an object per filesystem, by name);
+ * emit(j, f) writes the members of filesystem f's object.
+ */
+void jw_per_fs(struct jw *j, const char *key, const struct bench_fs *fs,
+	       int nfs, int primary, void (*emit)(struct jw *j, int f));
+
+/* ---- the programs' main() ---- */
+
+struct bench_cmd {
+	const char *name;
+	int (*run)(const char *out_json);
 };
 
-void jw_open(struct jw *j, const char *path);
-void jw_close(struct jw *j);
-void jw_obj(struct jw *j, const char *key);
-void jw_arr(struct jw *j, const char *key);
-void jw_end(struct jw *j);	/* closes the innermost object or array */
-void jw_end_arr(struct jw *j);
-void jw_num(struct jw *j, const char *key, double v);
-void jw_int(struct jw *j, const char *key, long long v);
-void jw_str(struct jw *j, const char *key, const char *s);
-void jw_null(struct jw *j, const char *key);
-void jw_bool(struct jw *j, const char *key, bool v);
+/* "PROG COMMAND OUT.json": runs the command named; dies on bad usage. */
+int bench_main(int argc, char **argv, const char *prog,
+	       const struct bench_cmd *cmds, int ncmds);
 
 /* "1.234" or "n/a" for the table; buf must hold 32 bytes. */
 const char *fmt_num(char *buf, double v, int prec);

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counters of the tracked filesystems: VFSB_IOC_STATS. The kernel
+ * writes entries of its own size (entry_size), which may differ from
+ * this library's struct in either direction, and reports how many there
+ * are beyond the buffer's capacity: so the buffer is sized from a first
+ * call, and grown until it holds them all.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "vfsb.h"
+
+int vfsb_stats(int dev, struct vfsb_sb_stats **out, unsigned int *n)
+{
+	struct vfsb_stats req = { 0 };
+	struct vfsb_sb_stats *st;
+	size_t esz, stride, keep;
+	char *buf = NULL, *bigger;
+	unsigned int i;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = vfsb_ioctl(dev, VFSB_IOC_STATS, &req);
+	if (ret)
+		return ret;
+	esz = req.entry_size > sizeof(*st) ? req.entry_size : sizeof(*st);
+	while (req.count > req.capacity) {
+		/* some slack: filesystems get watched meanwhile */
+		req.capacity = req.count + 8;
+		bigger = realloc(buf, req.capacity * esz);
+		if (!bigger) {
+			free(buf);
+			return -ENOMEM;
+		}
+		buf = bigger;
+		req.entries_ptr = (uintptr_t)buf;
+		ret = vfsb_ioctl(dev, VFSB_IOC_STATS, &req);
+		if (ret) {
+			free(buf);
+			return ret;
+		}
+		if (req.entry_size > esz) {
+			/* cannot happen with one module; never read past it */
+			free(buf);
+			return -EPROTO;
+		}
+	}
+	if (!req.count) {
+		free(buf);
+		return 0;
+	}
+	st = calloc(req.count, sizeof(*st));
+	if (!st) {
+		free(buf);
+		return -ENOMEM;
+	}
+	stride = req.entry_size ? req.entry_size : sizeof(*st);
+	keep = stride < sizeof(*st) ? stride : sizeof(*st);
+	for (i = 0; i < req.count; i++)
+		memcpy(&st[i], buf + (size_t)i * stride, keep);
+	free(buf);
+	*out = st;
+	*n = req.count;
+	return 0;
+}
+
+int vfsb_stats_dev(int dev, dev_t st_dev, struct vfsb_sb_stats *out)
+{
+	struct vfsb_sb_stats *st;
+	unsigned int i, n;
+	int ret = vfsb_stats(dev, &st, &n);
+
+	if (ret)
+		return ret;
+	ret = -ENOENT;
+	for (i = 0; i < n; i++) {
+		/* an unmounted one may share the dev with its successor */
+		if (vfsb_dev_t(st[i].dev) == st_dev &&
+		    !(st[i].flags & VFSB_STATS_UNMOUNTED)) {
+			*out = st[i];
+			ret = 0;
+			break;
+		}
+	}
+	free(st);
+	return ret;
+}
+
+int vfsb_stats_path(int dev, const char *path, struct vfsb_sb_stats *out)
+{
+	struct stat sb;
+
+	if (stat(path, &sb))
+		return -errno;
+	return vfsb_stats_dev(dev, sb.st_dev, out);
+}

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The test's own threads and privileges; see task.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <grp.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "task.h"
+
+int drop_to_nobody(void)
+{
+	if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+		return -errno;
+	return 0;
+}
+
+int wait_sleeping(pid_t tid)
+{
+	char path[64], buf[256], *p;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	for (i = 0; i < 10000; i++) {
+		FILE *f = fopen(path, "r");
+
+		if (!f)
+			return -1;
+		/* the state follows the command name, which may hold ") " */
+		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		if (p && (p[2] == 'S' || p[2] == 'D'))
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}

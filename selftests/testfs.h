@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The filesystems the selftests work on: mounting them, putting a file
+ * on them, and the write-section counters of one (testfs.c).
+ */
+#ifndef TESTFS_H
+#define TESTFS_H
+
+/* Mounts a fresh 64 MiB tmpfs at dir (created): 0 or -errno. */
+int mount_tmpfs(const char *dir);
+/*
+ * Makes ext4 on the guest's scratch disk ($VFSB_SCRATCH_DEV) and mounts
+ * it at dir (created): 0, or -errno (-ENODEV: no scratch disk: skip).
+ */
+int mount_ext4(const char *dir);
+
+/* Creates path if it does not exist, and writes nothing: the one
+   record that announces is a CREATE. 0 or -errno. */
+int touch(const char *path);
+
+/* Creates or truncates path with text: 0 when all of it was written. */
+int put_file(const char *path, const char *text);
+
+/* Sections in flight / begun on path's filesystem; -1 when untracked. */
+long long fs_in_flight(int dev, const char *path);
+long long fs_begun(int dev, const char *path);
+
+#endif /* TESTFS_H */

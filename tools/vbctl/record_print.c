@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One record as vbctl stream prints it: a line of text, or a JSON
+ * object on one line. Paths are resolved when printing (handle, then
+ * open_by_handle_at, then /proc/self/fd), so they say where the object
+ * is now, not where it was.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/sysmacros.h>
+
+#include "vfsb.h"
+#include "jw.h"
+#include "vbctl.h"
+#include "record_print.h"
+
+/* The path a handle item names now, or NULL. */
+static const char *handle_path(const struct rec_fs *fs, int nfs,
+			       struct vfsb_record *r, int type, char *buf,
+			       size_t sz)
+{
+	char proc[64];
+	ssize_t n;
+	int i, fd;
+
+	for (i = 0; i < nfs; i++)
+		if (fs[i].dev == vfsb_dev_t(r->dev))
+			break;
+	if (i == nfs)
+		return NULL;
+	fd = vfsb_rec_open_handle(r, type, fs[i].fd, O_PATH);
+	if (fd < 0)
+		return NULL;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, buf, sz - 1);
+	close(fd);
+	if (n < 0)
+		return NULL;
+	buf[n] = 0;
+	return buf;
+}
+
+/* key: the bytes as a JSON string, and when they are not UTF-8 (file
+   names need not be), key_hex: every byte, so that nothing is lost. */
+static void json_bytes(struct jw *j, const char *key, const char *s, size_t len)
+{
+	char hkey[32], hex[2 * 4096 + 1];
+	size_t i;
+
+	if (jw_strn(j, key, s, len))
+		return;
+	for (i = 0; i < len && i < 4096; i++)
+		snprintf(hex + 2 * i, 3, "%02x", (unsigned char)s[i]);
+	hex[2 * i] = 0;
+	snprintf(hkey, sizeof(hkey), "%s_hex", key);
+	jw_str(j, hkey, hex);
+}
+
+static void print_overflow(struct vfsb_record *r, struct jw *j)
+{
+	struct vfsb_rec_item *devs = vfsb_rec_item(r, VFSB_ITEM_DEVS);
+	__u32 *d = devs ? vfsb_item_data(devs) : NULL;
+	unsigned int i, n = devs ? devs->len / 4 : 0;
+	bool more = r->flags & VFSB_RECF_MORE_DEVS;
+	char ds[24];
+
+	if (j) {
+		jw_obj(j, NULL);
+		jw_str(j, "type", "overflow");
+		jw_uint(j, "seq", r->seq);
+		jw_uint(j, "lost", r->lost);
+		jw_arr(j, "devs");
+		for (i = 0; i < n; i++)
+			jw_str(j, NULL, vb_dev_str(d[i], ds));
+		jw_end(j);
+		jw_bool(j, "more_devs", more);
+		jw_end(j);
+		return;
+	}
+	printf("!!! OVERFLOW: %llu records lost on", (unsigned long long)r->lost);
+	for (i = 0; i < n; i++)
+		printf(" %s", vb_dev_str(d[i], ds));
+	printf("%s: rescan these filesystems\n", more ? " and more" : "");
+}
+
+static void print_change(struct vfsb_record *r, struct jw *j,
+			 const char *pp, const char *op)
+{
+	struct vfsb_rec_item *name = vfsb_rec_item(r, VFSB_ITEM_NAME);
+	bool data = r->reasons & (VFSB_R_DATA_WRITE | VFSB_R_MMAP_WRITE);
+	char reasons[160], ds[24];
+
+	vfsb_reasons_format(r->reasons, reasons, sizeof(reasons));
+	if (j) {
+		jw_obj(j, NULL);
+		jw_str(j, "type", "change");
+		jw_uint(j, "seq", r->seq);
+		jw_uint(j, "time_ns", r->time_ns);
+		jw_str(j, "dev", vb_dev_str(r->dev, ds));
+		jw_str(j, "reasons", reasons);
+		jw_bool(j, "dir", r->flags & VFSB_RECF_DIR);
+		jw_uint(j, "parent_ino", r->parent_ino);
+		jw_uint(j, "ino", r->ino);
+		jw_uint(j, "pid", r->pid);
+		jw_uint(j, "tid", r->tid);
+		jw_uint(j, "uid", r->uid);
+		if (name)
+			json_bytes(j, "name", vfsb_item_data(name), name->len);
+		if (pp)
+			json_bytes(j, "parent_path", pp, strlen(pp));
+		if (op)
+			json_bytes(j, "path", op, strlen(op));
+		if (r->cookie)
+			jw_uint(j, "cookie", r->cookie);
+		if (data) {
+			jw_uint(j, "offset", r->offset);
+			jw_uint(j, "length", r->length);
+		}
+		jw_end(j);
+		return;
+	}
+	printf("%6llu %-12s%s %s", (unsigned long long)r->seq, reasons,
+	       r->flags & VFSB_RECF_DIR ? " dir" : "", pp ? pp : "?");
+	if (name)
+		printf(" name=%.*s", name->len, (char *)vfsb_item_data(name));
+	if (op && !name)
+		printf(" path=%s", op);
+	if (r->cookie)
+		printf(" cookie=%llu", (unsigned long long)r->cookie);
+	if (data)
+		printf(" range=%llu+%llu", (unsigned long long)r->offset,
+		       (unsigned long long)r->length);
+	if (r->flags & VFSB_RECF_NO_HANDLE)
+		printf(" (no handle: parent ino %llu)",
+		       (unsigned long long)r->parent_ino);
+	printf(" pid=%u\n", r->pid);
+}
+
+int print_record(struct vfsb_record *r, bool json, const struct rec_fs *fs,
+		 int nfs)
+{
+	char parent[4096], object[4096];
+	struct jw j;
+	int ret = 0;
+
+	if (json)
+		jw_init(&j, stdout, true);
+	if (r->type == VFSB_REC_OVERFLOW) {
+		print_overflow(r, json ? &j : NULL);
+	} else {
+		print_change(r, json ? &j : NULL,
+			     handle_path(fs, nfs, r, VFSB_ITEM_PARENT_FH,
+					 parent, sizeof(parent)),
+			     handle_path(fs, nfs, r, VFSB_ITEM_OBJECT_FH,
+					 object, sizeof(object)));
+	}
+	if (json)
+		ret = jw_close(&j);
+	else
+		fflush(stdout);
+	return ret;
+}
