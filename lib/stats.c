@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Counters of the tracked filesystems: VFSB_IOC_STATS. The kernel
- * writes entries of its own size (entry_size), which may differ from
- * this library's struct in either direction, and reports how many there
- * are beyond the buffer's capacity: so the buffer is sized from a first
- * call, and grown until it holds them all.
+ * Counters of the tracked filesystems: VFSB_IOC_STATS. The caller says
+ * how large its entries are (entry_size in; an ABI 1 module ignores it)
+ * and the kernel says how large it wrote them (entry_size out): entries
+ * are read at that stride, so this library and the module may each know
+ * more fields than the other. The kernel reports how many there are
+ * beyond the buffer's capacity: the buffer is sized from a first call
+ * and grown until it holds them all.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -16,7 +18,7 @@
 
 int vfsb_stats(int dev, struct vfsb_sb_stats **out, unsigned int *n)
 {
-	struct vfsb_stats req = { 0 };
+	struct vfsb_stats req = { .entry_size = sizeof(struct vfsb_sb_stats) };
 	struct vfsb_sb_stats *st;
 	size_t esz, stride, keep;
 	char *buf = NULL, *bigger;
@@ -28,6 +30,7 @@ int vfsb_stats(int dev, struct vfsb_sb_stats **out, unsigned int *n)
 	ret = vfsb_ioctl(dev, VFSB_IOC_STATS, &req);
 	if (ret)
 		return ret;
+	/* an ABI 1 module writes its own size, whatever was asked */
 	esz = req.entry_size > sizeof(*st) ? req.entry_size : sizeof(*st);
 	while (req.count > req.capacity) {
 		/* some slack: filesystems get watched meanwhile */
@@ -39,6 +42,7 @@ int vfsb_stats(int dev, struct vfsb_sb_stats **out, unsigned int *n)
 		}
 		buf = bigger;
 		req.entries_ptr = (uintptr_t)buf;
+		req.entry_size = sizeof(*st);
 		ret = vfsb_ioctl(dev, VFSB_IOC_STATS, &req);
 		if (ret) {
 			free(buf);
@@ -59,6 +63,7 @@ int vfsb_stats(int dev, struct vfsb_sb_stats **out, unsigned int *n)
 		free(buf);
 		return -ENOMEM;
 	}
+	/* what the kernel wrote: what was asked (ABI 2), or its own size */
 	stride = req.entry_size ? req.entry_size : sizeof(*st);
 	keep = stride < sizeof(*st) ? stride : sizeof(*st);
 	for (i = 0; i < req.count; i++)

@@ -288,7 +288,7 @@ static long vfsb_ioc_stats(struct vfsb_client *c, void *arg)
 	}
 	kvfree(snap.ent);
 	req->count = snap.n;
-	req->entry_size = ksize;
+	req->entry_size = esize;
 	return ret;
 }
 

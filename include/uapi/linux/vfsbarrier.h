@@ -165,8 +165,9 @@ struct vfsb_barrier_poll {
  * watches). Same capacity/count protocol as VFSB_IOC_LIST. entry_size
  * is the size of the caller's struct vfsb_sb_stats (0: the ABI 1 size,
  * 96 bytes); the kernel writes that many bytes per entry (zeroing what
- * it does not know) and returns its own size in entry_size, so that the
- * format may grow at the end without overflowing an older caller's array.
+ * it does not know) and returns the size it wrote, so that the format
+ * may grow at the end without overflowing an older caller's array (an
+ * ABI 1 module ignores the size asked, and returns its own).
  */
 struct vfsb_sb_stats {
 	__u32 dev;
@@ -196,7 +197,7 @@ struct vfsb_sb_stats {
 struct vfsb_stats {
 	__u32 capacity;		/* in */
 	__u32 count;		/* out */
-	__u32 entry_size;	/* in: caller's entry size (0: V1); out: kernel's */
+	__u32 entry_size;	/* in: caller's entry size (0: V1); out: written */
 	__u32 reserved;		/* must be 0 */
 	__u64 entries_ptr;	/* in: user pointer to entries */
 };
