@@ -38,10 +38,28 @@ int vfsb_get_version(int dev, struct vfsb_version *v)
 const char *vfsb_feature_name(unsigned int bit)
 {
 	static const char *const names[] = {
-		"barrier", "async_barrier", "records",
+		"barrier", "async_barrier", "records", "rescan", "watch_id",
 	};
 
 	return bit < sizeof(names) / sizeof(names[0]) ? names[bit] : NULL;
+}
+
+const char *vfsb_coverage_name(unsigned int bit)
+{
+	static const char *const names[] = {
+		"namespace", "data", "splice", "remap", "mmap", "io_uring",
+		"aio", "iocb", "acl", "fileattr", "kernel_write", "verity",
+		"fscrypt",
+	};
+
+	return bit < sizeof(names) / sizeof(names[0]) ? names[bit] : NULL;
+}
+
+const char *vfsb_hooks_state_name(__u32 state)
+{
+	static const char *const names[] = { "off", "live", "lingering" };
+
+	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
 }
 
 /* new_encode_dev() puts the minor's low byte lowest: glibc's major() and

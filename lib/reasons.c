@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Reason names (VFSB_R_*): what vbctl prints and parses, and tests log. */
+/*
+ * Names of the ABI's bits (VFSB_R_*, VFSB_RECF_*, VFSB_RESCAN_*): what
+ * vbctl prints and parses, and tests log.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +14,18 @@
 /* In bit order: VFSB_R_CREATE is bit 0. */
 static const char *const reason_names[] = {
 	"create", "delete", "rename_from", "rename_to", "hardlink",
-	"attrib", "truncate", "xattr", "data_write", "mmap_write",
+	"attrib", "truncate", "xattr", "data_write", "mmap_write", "acl",
+};
+
+/* VFSB_RECF_*, in bit order. */
+static const char *const flag_names[] = {
+	"dir", "no_handle", "exchange", "more_devs", "unfenced", "replaced",
+	"to_eof", "append", "overwrite",
+};
+
+/* VFSB_RESCAN_*, in bit order: why a RESCAN record came. */
+static const char *const rescan_names[] = {
+	"unfenced", "no_memory", "nesting", "no_return", "no_hook", "test",
 };
 
 #define NR_REASONS (sizeof(reason_names) / sizeof(reason_names[0]))
@@ -49,7 +63,9 @@ int vfsb_reasons_parse(const char *list, __u32 *mask, char *bad,
 	return 0;
 }
 
-const char *vfsb_reasons_format(__u32 reasons, char *buf, size_t sz)
+/* bits as "a|b", those without a name as "bitN", "" for none */
+static const char *bits_format(__u32 bits, const char *const *names,
+			       size_t nr, char *buf, size_t sz)
 {
 	size_t n = 0;
 	unsigned int i;
@@ -59,14 +75,32 @@ const char *vfsb_reasons_format(__u32 reasons, char *buf, size_t sz)
 		return buf;
 	buf[0] = 0;
 	for (i = 0; i < 32 && n < sz; i++) {
-		if (!(reasons & (1U << i)))
+		if (!(bits & (1U << i)))
 			continue;
-		if (i < NR_REASONS)
+		if (i < nr)
 			w = snprintf(buf + n, sz - n, "%s%s", n ? "|" : "",
-				     reason_names[i]);
+				     names[i]);
 		else
 			w = snprintf(buf + n, sz - n, "%sbit%u", n ? "|" : "", i);
 		n += w > 0 ? (size_t)w : 0;
 	}
 	return buf;
+}
+
+const char *vfsb_reasons_format(__u32 reasons, char *buf, size_t sz)
+{
+	return bits_format(reasons, reason_names, NR_REASONS, buf, sz);
+}
+
+const char *vfsb_flags_format(__u32 flags, char *buf, size_t sz)
+{
+	return bits_format(flags, flag_names,
+			   sizeof(flag_names) / sizeof(flag_names[0]), buf, sz);
+}
+
+const char *vfsb_rescan_format(__u32 why, char *buf, size_t sz)
+{
+	return bits_format(why, rescan_names,
+			   sizeof(rescan_names) / sizeof(rescan_names[0]), buf,
+			   sz);
 }

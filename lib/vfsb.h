@@ -34,9 +34,13 @@ int vfsb_ioctl(int dev, unsigned long cmd, void *arg);
 
 int vfsb_get_version(int dev, struct vfsb_version *v);
 
-/* "barrier", "async_barrier", "records" for VFSB_FEAT_* bit n; NULL for
-   a bit this library does not know. */
+/* "barrier", "async_barrier", "records"... for VFSB_FEAT_* bit n; NULL
+   for a bit this library does not know. */
 const char *vfsb_feature_name(unsigned int bit);
+/* "namespace", "data"... for VFSB_COV_* bit n; NULL likewise. */
+const char *vfsb_coverage_name(unsigned int bit);
+/* "off", "live", "lingering" for VFSB_HOOKS_*. */
+const char *vfsb_hooks_state_name(__u32 state);
 
 /* The kernel's encoding of st_dev in the ABI (new_encode_dev) as a
    dev_t, for comparing with stat()'s st_dev. */
@@ -156,5 +160,8 @@ int vfsb_reasons_parse(const char *list, __u32 *mask, char *bad,
 		       size_t badsz);
 /* "create|rename_to", unknown bits as "bitN", "" for none; returns buf. */
 const char *vfsb_reasons_format(__u32 reasons, char *buf, size_t sz);
+/* The same for VFSB_RECF_* ("dir|unfenced") and VFSB_RESCAN_* causes. */
+const char *vfsb_flags_format(__u32 flags, char *buf, size_t sz);
+const char *vfsb_rescan_format(__u32 why, char *buf, size_t sz);
 
 #endif /* VFSB_LIB_H */

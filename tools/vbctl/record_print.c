@@ -86,14 +86,44 @@ static void print_overflow(struct vfsb_record *r, struct jw *j)
 	printf("%s: rescan these filesystems\n", more ? " and more" : "");
 }
 
+/* RESCAN: changes may have happened unannounced; UNMOUNT: the last one. */
+static void print_notice(struct vfsb_record *r, struct jw *j)
+{
+	bool rescan = r->type == VFSB_REC_RESCAN;
+	char why[128], ds[24];
+
+	vfsb_rescan_format(rescan ? r->reasons : 0, why, sizeof(why));
+	if (j) {
+		jw_obj(j, NULL);
+		jw_str(j, "type", rescan ? "rescan" : "unmount");
+		jw_uint(j, "seq", r->seq);
+		jw_str(j, "dev", vb_dev_str(r->dev, ds));
+		if (rescan) {
+			jw_str(j, "why", why);
+			jw_uint(j, "events", r->lost);
+		}
+		jw_end(j);
+		return;
+	}
+	if (rescan)
+		printf("!!! RESCAN %s: %llu change(s) not announced inside a section (%s)\n",
+		       vb_dev_str(r->dev, ds), (unsigned long long)r->lost, why);
+	else
+		printf("%6llu unmounted    %s: its last record\n",
+		       (unsigned long long)r->seq, vb_dev_str(r->dev, ds));
+}
+
 static void print_change(struct vfsb_record *r, struct jw *j,
 			 const char *pp, const char *op)
 {
 	struct vfsb_rec_item *name = vfsb_rec_item(r, VFSB_ITEM_NAME);
 	bool data = r->reasons & (VFSB_R_DATA_WRITE | VFSB_R_MMAP_WRITE);
-	char reasons[160], ds[24];
+	char reasons[160], flags[160], ds[24];
 
 	vfsb_reasons_format(r->reasons, reasons, sizeof(reasons));
+	/* DIR and NO_HANDLE have their own fields; the rest are listed */
+	vfsb_flags_format(r->flags & ~(VFSB_RECF_DIR | VFSB_RECF_NO_HANDLE),
+			  flags, sizeof(flags));
 	if (j) {
 		jw_obj(j, NULL);
 		jw_str(j, "type", "change");
@@ -102,6 +132,8 @@ static void print_change(struct vfsb_record *r, struct jw *j,
 		jw_str(j, "dev", vb_dev_str(r->dev, ds));
 		jw_str(j, "reasons", reasons);
 		jw_bool(j, "dir", r->flags & VFSB_RECF_DIR);
+		if (flags[0])
+			jw_str(j, "flags", flags);
 		jw_uint(j, "parent_ino", r->parent_ino);
 		jw_uint(j, "ino", r->ino);
 		jw_uint(j, "pid", r->pid);
@@ -136,6 +168,8 @@ static void print_change(struct vfsb_record *r, struct jw *j,
 	if (r->flags & VFSB_RECF_NO_HANDLE)
 		printf(" (no handle: parent ino %llu)",
 		       (unsigned long long)r->parent_ino);
+	if (flags[0])
+		printf(" [%s]", flags);
 	printf(" pid=%u\n", r->pid);
 }
 
@@ -150,6 +184,8 @@ int print_record(struct vfsb_record *r, bool json, const struct rec_fs *fs,
 		jw_init(&j, stdout, true);
 	if (r->type == VFSB_REC_OVERFLOW) {
 		print_overflow(r, json ? &j : NULL);
+	} else if (r->type == VFSB_REC_RESCAN || r->type == VFSB_REC_UNMOUNT) {
+		print_notice(r, json ? &j : NULL);
 	} else {
 		print_change(r, json ? &j : NULL,
 			     handle_path(fs, nfs, r, VFSB_ITEM_PARENT_FH,
