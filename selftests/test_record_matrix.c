@@ -146,12 +146,17 @@ static const char *reasons_str(__u32 r, char *buf, size_t sz)
 
 static const char *flags_str(__u32 f, char *buf, size_t sz)
 {
-	snprintf(buf, sz, "%s%s%s%s%s%s",
+	snprintf(buf, sz, "%s%s%s%s%s%s%s%s%s%s%s",
 		 f & VFSB_RECF_DIR ? "DIR " : "",
 		 f & VFSB_RECF_NO_HANDLE ? "NO_HANDLE " : "",
 		 f & VFSB_RECF_EXCHANGE ? "EXCHANGE " : "",
 		 f & VFSB_RECF_MORE_DEVS ? "MORE_DEVS " : "",
-		 f & ~0xfU ? "unknown " : "",
+		 f & VFSB_RECF_UNFENCED ? "UNFENCED " : "",
+		 f & VFSB_RECF_REPLACED ? "REPLACED " : "",
+		 f & VFSB_RECF_TO_EOF ? "TO_EOF " : "",
+		 f & VFSB_RECF_APPEND ? "APPEND " : "",
+		 f & VFSB_RECF_OVERWRITE ? "OVERWRITE " : "",
+		 f & ~0x1ffU ? "unknown " : "",
 		 f ? "" : "0");
 	return buf;
 }
@@ -181,7 +186,7 @@ bad(struct rm_check *k, const char *fmt, ...)
 /* The record as one line, for messages. */
 static const char *rec_str(struct vfsb_record *r, int mnt, char *out, size_t sz)
 {
-	char rs[128], fs[64], nb[NAME_MAX + 1];
+	char rs[128], fs[128], nb[NAME_MAX + 1];
 
 	if (r->type != VFSB_REC_CHANGE) {
 		snprintf(out, sz, "seq=%llu type=%u lost=%llu", ULL(r->seq),
@@ -260,7 +265,7 @@ static void check_fields(struct rm_check *k, struct wop_ctx *c, int fsi,
 	const struct exp *e = &row->exp[i];
 	const char *dname = e->dir == IN_D2 ? c->d2 : c->d;
 	const char *oname = e->obj_in == IN_D2 ? c->d2 : c->d;
-	char rs[128], ers[128], fs[64], efs[64], nb[NAME_MAX + 1], line[1024];
+	char rs[128], ers[128], fs[128], efs[128], nb[NAME_MAX + 1], line[1024];
 	struct vfsb_rec_item *it;
 	long long res;
 	int want_items;
@@ -640,10 +645,17 @@ ROW(rename_dir_crossdir, "rename of a directory across directories", wop_prep_di
 	       .name = "sub", .obj = "sub", .cookie = 1 },
 	     { .reasons = R(RENAME_TO), .flags = VFSB_RECF_DIR, .dir = IN_D2,
 	       .name = "sub2", .obj = "sub", .cookie = 1 } })
-/* over an existing g: the pair only (TO names g: what was there is gone) */
+/*
+ * over an existing g: the pair, TO flagged OVERWRITE, and the object
+ * that was g deleted by name (flagged REPLACED, same cookie): a
+ * consumer learns that an object disappeared, not only that f moved
+ */
 ROW(rename_replace, "rename over an existing file", wop_prep_two_files,
     .exp = { { .reasons = R(RENAME_FROM), .dir = IN_D, .name = "f", .obj = "f", .cookie = 1 },
-	     { .reasons = R(RENAME_TO), .dir = IN_D, .name = "g", .obj = "f", .cookie = 1 } })
+	     { .reasons = R(RENAME_TO), .flags = VFSB_RECF_OVERWRITE, .dir = IN_D,
+	       .name = "g", .obj = "f", .cookie = 1 },
+	     { .reasons = R(DELETE), .flags = VFSB_RECF_REPLACED, .dir = IN_D,
+	       .name = "g", .obj = "g", .gone = true, .cookie = 1 } })
 ROW(renameat2_noreplace, "renameat2(RENAME_NOREPLACE)", wop_prep_file,
     .exp = { { .reasons = R(RENAME_FROM), .dir = IN_D, .name = "f", .obj = "f", .cookie = 1 },
 	     { .reasons = R(RENAME_TO), .dir = IN_D, .name = "renamed", .obj = "f", .cookie = 1 } })
