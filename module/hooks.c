@@ -43,6 +43,7 @@
 #include <linux/fsverity.h>
 #include <linux/mm.h>
 #include <linux/mount.h>
+#include <linux/sched/task_stack.h>
 #include <linux/posix_acl.h>
 #include <linux/security.h>
 #include <linux/splice.h>
@@ -111,21 +112,30 @@ static void vfsb_call_end(struct vfsb_call *c)
 
 /*
  * A change is announced inside a section that covers it: one the task
- * holds already, or one opened now until the syscall returns (the
+ * holds already, or (open) one opened now until the syscall returns (the
  * change has not been made yet, so that is early enough). Sections are
  * kept whether or not anyone subscribes: the barrier waits on them.
+ * Without open, an uncovered change is counted as missed and announced
+ * unfenced.
  */
 static void vfsb_announce_change(struct super_block *sb,
-				 const struct vfsb_event *ev)
+				 const struct vfsb_event *ev, bool open)
 {
-	vfsb_task_ensure_cover(sb);
+	if (open)
+		vfsb_task_ensure_cover(sb);
+	else
+		vfsb_task_check_cover(sb);
 	if (atomic_read(&vfsb_nr_rings))
 		vfsb_announce(sb, ev);
 }
 
-/* A change of the data of file over [pos, pos + len). */
+/*
+ * A change of the data of file over [pos, pos + len). sync: the write
+ * is done when the call returns (not an async submission), so a section
+ * until the syscall returns covers it.
+ */
 static void vfsb_announce_data(struct file *file, u32 reason, u32 flags,
-			       u64 pos, u64 len)
+			       u64 pos, u64 len, bool sync)
 {
 	struct inode *inode = file_inode(file);
 	struct vfsb_event ev = {
@@ -138,7 +148,7 @@ static void vfsb_announce_data(struct file *file, u32 reason, u32 flags,
 		ev.flags |= VFSB_RECF_APPEND;
 		ev.offset = i_size_read(inode);
 	}
-	vfsb_announce_change(inode->i_sb, &ev);
+	vfsb_announce_change(inode->i_sb, &ev, sync);
 }
 
 /* An attribute-like change of dentry (setattr, xattr, ACL, flags). */
@@ -154,7 +164,7 @@ static void vfsb_announce_dentry(struct dentry *dentry, u32 reason,
 		ev.reasons = VFSB_R_TRUNCATE;
 		ev.offset = attr->ia_size;
 	}
-	vfsb_announce_change(dentry->d_sb, &ev);
+	vfsb_announce_change(dentry->d_sb, &ev, true);
 }
 
 /* ---- write access: mnt_want_write*() to mnt_drop_write*() ---- */
@@ -242,7 +252,7 @@ static void vfsb_on_create(struct ftrace_regs *fregs)
 		.reasons = VFSB_R_CREATE, .dir = dir, .name = &dentry->d_name,
 	};
 
-	vfsb_announce_change(dir->i_sb, &ev);
+	vfsb_announce_change(dir->i_sb, &ev, true);
 }
 
 static void vfsb_on_mkdir(struct ftrace_regs *fregs)
@@ -254,7 +264,7 @@ static void vfsb_on_mkdir(struct ftrace_regs *fregs)
 		.name = &dentry->d_name,
 	};
 
-	vfsb_announce_change(dir->i_sb, &ev);
+	vfsb_announce_change(dir->i_sb, &ev, true);
 }
 
 /* link: (old_dentry, dir, new_dentry) */
@@ -268,7 +278,7 @@ static void vfsb_on_link(struct ftrace_regs *fregs)
 		.inode = d_inode(old),
 	};
 
-	vfsb_announce_change(dir->i_sb, &ev);
+	vfsb_announce_change(dir->i_sb, &ev, true);
 }
 
 /* unlink, rmdir: (dir, dentry) */
@@ -281,7 +291,7 @@ static void vfsb_on_delete(struct ftrace_regs *fregs)
 		.inode = d_inode(dentry),
 	};
 
-	vfsb_announce_change(dir->i_sb, &ev);
+	vfsb_announce_change(dir->i_sb, &ev, true);
 }
 
 /*
@@ -315,8 +325,8 @@ static void vfsb_on_rename(struct ftrace_regs *fregs)
 	} else if (d_really_is_positive(new)) {
 		to.flags |= VFSB_RECF_OVERWRITE;
 	}
-	vfsb_announce_change(sb, &from);
-	vfsb_announce_change(sb, &to);
+	vfsb_announce_change(sb, &from, true);
+	vfsb_announce_change(sb, &to, true);
 	/* the object the rename replaces disappears: say so by name */
 	if (!xflag && d_really_is_positive(new)) {
 		struct vfsb_event victim = {
@@ -325,7 +335,7 @@ static void vfsb_on_rename(struct ftrace_regs *fregs)
 			.inode = d_inode(new), .cookie = from.cookie,
 		};
 
-		vfsb_announce_change(sb, &victim);
+		vfsb_announce_change(sb, &victim, true);
 	}
 	/* RENAME_WHITEOUT leaves a whiteout under the old name: a creation */
 	if (flags & RENAME_WHITEOUT) {
@@ -334,7 +344,7 @@ static void vfsb_on_rename(struct ftrace_regs *fregs)
 			.name = &old->d_name,
 		};
 
-		vfsb_announce_change(sb, &wh);
+		vfsb_announce_change(sb, &wh, true);
 	}
 }
 
@@ -369,22 +379,34 @@ static void vfsb_on_acl(struct ftrace_regs *fregs)
 			.reasons = VFSB_R_ACL, .inode = inode,
 		};
 
-		vfsb_announce_change(inode->i_sb, &ev);
+		vfsb_announce_change(inode->i_sb, &ev, true);
 	}
 }
 
 /* ---- data writes ---- */
 
-/* rw_verify_area(read_write, file, ppos, count): every data write passes */
+/*
+ * rw_verify_area(read_write, file, ppos, count): every data write passes.
+ * Whether the write is synchronous shows in where its position lives:
+ * in the caller's frame or the file for a call that writes before it
+ * returns (write(2), splice, copy_file_range, a sync kiocb), in a heap
+ * kiocb for a submission that may complete later (io_uring, AIO,
+ * overlayfs' async iocbs). An async one must be covered by its
+ * submission's section; a section until the syscall returns would let
+ * a barrier pass it.
+ */
 static void vfsb_on_rw_verify(struct ftrace_regs *fregs)
 {
+	struct file *file = ARG(1);
 	const loff_t *ppos = ARG(2);
+	bool sync;
 
 	/* reads come here too: one compare and out */
 	if ((int)(unsigned long)ARG(0) != WRITE)
 		return;
-	vfsb_announce_data(ARG(1), VFSB_R_DATA_WRITE, 0, ppos ? *ppos : 0,
-			   (unsigned long)ARG(3));
+	sync = !ppos || ppos == &file->f_pos || object_is_on_stack(ppos);
+	vfsb_announce_data(file, VFSB_R_DATA_WRITE, 0, ppos ? *ppos : 0,
+			   (unsigned long)ARG(3), sync);
 }
 
 /* do_page_mkwrite(vmf, ...): a shared mapping's page made writable */
@@ -395,7 +417,8 @@ static void vfsb_on_mkwrite(struct ftrace_regs *fregs)
 
 	if (file)
 		vfsb_announce_data(file, VFSB_R_MMAP_WRITE, 0,
-				   (u64)vmf->pgoff << PAGE_SHIFT, PAGE_SIZE);
+				   (u64)vmf->pgoff << PAGE_SHIFT, PAGE_SIZE,
+				   true);
 }
 
 static typeof(vfs_iter_write) vfsb_wrap_vfs_iter_write;
@@ -438,7 +461,7 @@ static void vfsb_on_kernel_write(struct ftrace_regs *fregs)
 	const loff_t *pos = ARG(3);
 
 	vfsb_announce_data(ARG(0), VFSB_R_DATA_WRITE, 0, pos ? *pos : 0,
-			   (unsigned long)ARG(2));
+			   (unsigned long)ARG(2), true);
 }
 
 static typeof(vfs_fallocate) vfsb_wrap_vfs_fallocate;
@@ -459,7 +482,7 @@ static int notrace vfsb_wrap_vfs_fallocate(struct file *file, int mode,
 		ev.length = 0;
 	}
 	vfsb_call_begin(&c, vfsb_file_sb(file));
-	vfsb_announce_change(vfsb_file_sb(file), &ev);
+	vfsb_announce_change(vfsb_file_sb(file), &ev, true);
 	ret = vfs_fallocate(file, mode, offset, len);
 	vfsb_call_end(&c);
 	return ret;
@@ -499,7 +522,7 @@ vfsb_wrap_do_splice_direct(struct file *in, loff_t *ppos, struct file *out,
 static void vfsb_announce_remap(struct file *file, loff_t pos, loff_t len)
 {
 	vfsb_announce_data(file, VFSB_R_DATA_WRITE, len ? 0 : VFSB_RECF_TO_EOF,
-			   pos, len);
+			   pos, len, true);
 }
 
 static typeof(vfs_clone_file_range) vfsb_wrap_vfs_clone_file_range;

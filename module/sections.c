@@ -405,6 +405,24 @@ void vfsb_task_ensure_cover(struct super_block *sb)
 }
 
 /*
+ * A change that must not get a section of its own here (an async write
+ * whose submission was not hooked) is about to be announced: counted as
+ * missed when no section covers it (the announcement says unfenced).
+ */
+void vfsb_task_check_cover(struct super_block *sb)
+{
+	struct vfsb_sb *vsb;
+
+	if (!atomic_read(&vfsb_nr_tracked) || !sb)
+		return;
+	rcu_read_lock();
+	vsb = vfsb_tracking_lookup_rcu(sb);
+	if (vsb && !vfsb_task_covers(vsb))
+		atomic64_inc(&vsb->missed);
+	rcu_read_unlock();
+}
+
+/*
  * An async write is being submitted on sb; its completion calls back
  * with key. Its section is kept under key until completion, or until
  * the submission's return probe sees it was not queued; meanwhile the
