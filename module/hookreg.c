@@ -37,6 +37,14 @@ MODULE_PARM_DESC(hooks_linger_ms,
 		 "keep the hooks this long after the last watch is gone");
 
 /*
+ * Test knob: a function named here counts as absent from this kernel,
+ * so the suite can show what a consumer sees when a hook is missing.
+ */
+static char *fail_hook;
+module_param(fail_hook, charp, 0600);
+MODULE_PARM_DESC(fail_hook, "for tests: treat this function as unhookable");
+
+/*
  * Return probes' instances: calls in flight at once in a probed function
  * (a submission blocked in the filesystem holds one). When none is free
  * the call goes unbracketed, and its data write is announced unfenced
@@ -158,6 +166,8 @@ static int vfsb_resolve(unsigned long *addr)
 		kfree(list);
 		return -ENOMEM;
 	}
+	/* fail_hook may be rewritten (and freed) through sysfs meanwhile */
+	kernel_param_lock(THIS_MODULE);
 	for (i = 0; i < vfsb_nr_hooks; i++) {
 		addr[i] = 0;
 		if (!vfsb_hooks[i].symbol)
@@ -166,11 +176,13 @@ static int vfsb_resolve(unsigned long *addr)
 		kps[i].flags = KPROBE_FLAG_DISABLED;
 		if (register_kprobe(&kps[i]))
 			continue;
-		addr[i] = (unsigned long)kps[i].addr;
 		list[nr++] = &kps[i];
+		if (!fail_hook || strcmp(fail_hook, vfsb_hooks[i].symbol))
+			addr[i] = (unsigned long)kps[i].addr;
 	}
 	if (nr)
 		unregister_kprobes(list, nr);
+	kernel_param_unlock(THIS_MODULE);
 	kfree(list);
 	kfree(kps);
 	return 0;
