@@ -16,6 +16,8 @@
  * share one round at a time, so at most one worker sleeps on it.
  * Non-expedited barriers block no thread at all.
  */
+#include <linux/delay.h>
+#include <linux/fs.h>
 #include <linux/ktime.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -361,5 +363,32 @@ void vfsb_barrier_drop_client(struct vfsb_client *c)
 	list_for_each_entry_safe(req, tmp, &list, node) {
 		list_del_init(&req->node);
 		vfsb_breq_put(req);
+	}
+}
+
+/*
+ * A fence: returns once every write that held sb's freeze protection
+ * when it was called has dropped it, i.e. once the counts are seen at
+ * zero. A second look, a grace period later, must agree: a count taken
+ * and dropped between the reads of two CPUs can hide one that stays,
+ * and would have to happen again, exactly so, in the second look.
+ * Polled with a growing delay (1 ms to 64 ms); no writer waits for it.
+ */
+int vfsb_barrier_fence(struct super_block *sb, u32 timeout_ms)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(timeout_ms);
+	unsigned int delay = 1;
+
+	for (;;) {
+		if (!vfsb_sb_writers_busy(sb)) {
+			synchronize_rcu();
+			if (!vfsb_sb_writers_busy(sb))
+				return 0;
+		}
+		if (timeout_ms && time_after(jiffies, deadline))
+			return -ETIMEDOUT;
+		if (msleep_interruptible(delay))
+			return -ERESTARTSYS;
+		delay = min(delay * 2, 64U);
 	}
 }

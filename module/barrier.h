@@ -7,6 +7,7 @@
 
 #include <linux/types.h>
 
+struct super_block;
 struct vfsb_client;
 struct vfsb_sb;
 
@@ -24,5 +25,6 @@ int vfsb_barrier_start(struct vfsb_client *c, struct vfsb_sb **vsbs,
 int vfsb_barrier_poll(struct vfsb_client *c, u64 cookie, u32 *state,
 		      u64 *done_cookie);
 void vfsb_barrier_drop_client(struct vfsb_client *c);
+int vfsb_barrier_fence(struct super_block *sb, u32 timeout_ms);
 
 #endif /* VFSB_BARRIER_H */

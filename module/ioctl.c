@@ -174,17 +174,39 @@ static long vfsb_ioc_barrier(struct vfsb_client *c, void *arg)
 {
 	struct vfsb_barrier *b = arg;
 	u64 t0 = ktime_get_ns();
+	struct super_block *sb;
 	struct vfsb_sb **vsbs;
+	struct file *f = NULL;
 	unsigned int n;
+	u32 left;
 	int ret;
 
-	if ((b->flags & ~VFSB_BARRIER_FLAGS) || b->reserved)
+	if ((b->flags & ~VFSB_BARRIER_FLAGS) || b->reserved ||
+	    ((b->flags & VFSB_BARRIER_FENCE) && (b->flags & VFSB_BARRIER_ALL)))
 		return -EINVAL;
 	vfsb_client_new_epoch(c);
 	ret = vfsb_barrier_targets(c, b->fd, b->flags, &vsbs, &n);
 	if (ret)
 		return ret;
+	/* a fence reads the superblock: its file keeps it alive */
+	if (b->flags & VFSB_BARRIER_FENCE) {
+		f = vfsb_fd_file(b->fd, &sb);
+		if (IS_ERR(f)) {
+			while (n--)
+				vfsb_tracking_put(vsbs[n]);
+			kfree(vsbs);
+			return PTR_ERR(f);
+		}
+	}
 	ret = vfsb_barrier_wait(c, vsbs, n, b->flags, b->timeout_ms);
+	if (!ret && f) {
+		left = div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC);
+		left = !b->timeout_ms ? 0 : left < b->timeout_ms ?
+		       b->timeout_ms - left : 1;
+		ret = vfsb_barrier_fence(sb, left);
+	}
+	if (f)
+		fput(f);
 	b->waited_ns = ktime_get_ns() - t0;
 	return ret;
 }

@@ -131,7 +131,21 @@ struct vfsb_barrier {
 
 #define VFSB_BARRIER_ALL	(1U << 0)	/* every watched superblock */
 #define VFSB_BARRIER_EXPEDITED	(1U << 1)	/* lower latency, more CPU */
-#define VFSB_BARRIER_FLAGS	(VFSB_BARRIER_ALL | VFSB_BARRIER_EXPEDITED)
+/*
+ * Fenced: also wait until every write that was in progress on the
+ * filesystem of fd when the call began has finished, including those
+ * that began before it was watched (which hold no section): the call
+ * returns once the filesystem's freeze-protection counts (every write
+ * holds one while it changes anything, async writes until they
+ * complete; a writer blocked on a frozen filesystem holds none) are
+ * observed zero. Under writes that never pause, that may not happen
+ * within timeout_ms (-ETIMEDOUT: call again). What a consumer's first
+ * full scan needs: after a fenced barrier that followed the watch,
+ * every change the scan could miss is announced. Not with _ALL.
+ */
+#define VFSB_BARRIER_FENCE	(1U << 2)
+#define VFSB_BARRIER_FLAGS	(VFSB_BARRIER_ALL | VFSB_BARRIER_EXPEDITED | \
+				 VFSB_BARRIER_FENCE)
 
 /*
  * VFSB_IOC_BARRIER_START: start a barrier and return at once with a
