@@ -25,11 +25,12 @@
 # "N passed, N failed" over all boots. Logs: build/stress/.
 # Exit status: 0 when every boot ran all its cycles with no kernel report.
 #
-# What it found (details: docs in the commit that added it, and
-# /work/notes/hang-findings.md while it is investigated): with
-# vfsbarrier at 23ae5f6, 6.1 hangs in the first cycles: both vCPUs loop
-# on an int3 at mnt_drop_write+0 that memory no longer holds (QEMU TCG
-# keeps executing a stale translation of the patched call site).
+# What it found (selftests/stress/README.md): with vfsbarrier at 23ae5f6
+# every kernel hangs or oopses within a few cycles under the default
+# multi-threaded TCG: a vCPU keeps executing an int3 at a patched call
+# site (mnt_drop_write+0, ...) that memory no longer holds, a stale
+# translation; tracefs alone, without vfsbarrier, does the same, and
+# single-threaded TCG (VFSB_QEMU_ACCEL=tcg,thread=single) does not.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
