@@ -2,6 +2,9 @@
 # Boot the test guest under QEMU (TCG; there is no KVM here) and judge
 # what its serial console printed.
 # Usage: guest.sh VMLINUZ INITRAMFS LOG TIMEOUT_S MODE
+# Environment: VFSB_QEMU_ACCEL (default tcg; e.g. tcg,thread=single),
+# VFSB_QEMU_SMP (default 2), VFSB_GUEST_MEM (MiB, default 1024),
+# VFSB_CMDLINE (appended to the kernel command line).
 # Exit status: 0 when the guest finished, no test failed and the kernel
 # printed no BUG/WARNING/Oops/lockdep/KASAN/hung-task/RCU-stall line.
 set -u
@@ -26,11 +29,11 @@ esac
 echo "guest: booting $(basename "$vmlinuz") (mode $mode, limit ${tmo}s, console -> $log)"
 start=$(date +%s)
 timeout --foreground -k 5 "$tmo" qemu-system-x86_64 \
-	-accel tcg -cpu max -smp 2 -m ${VFSB_GUEST_MEM:-1024} \
+	-accel ${VFSB_QEMU_ACCEL:-tcg} -cpu max -smp ${VFSB_QEMU_SMP:-2} -m ${VFSB_GUEST_MEM:-1024} \
 	-nographic -no-reboot -net none -monitor none -serial stdio \
 	-kernel "$vmlinuz" -initrd "$initrd" \
 	-drive file="$scratch",if=virtio,format=raw,cache=unsafe \
-	-append "console=ttyS0 panic=-1 loglevel=5 hung_task_timeout_secs=60$cmdline_kind ${VFSB_CMDLINE:-}" \
+	-append "console=ttyS0 panic=-1 loglevel=5$cmdline_kind ${VFSB_CMDLINE:-}" \
 	< /dev/null 2>&1 | tee "$log" | awk -v mode="$mode" '
 		# Show the test lines live; everything else only goes to the log.
 		mode != "check" { print; fflush(); next }

@@ -4,7 +4,7 @@
 # the tools and the user-space programs the tests call, with their
 # libraries.
 # Usage: initramfs.sh OUT.cpio.gz KREL MODROOT VFSB_KO STAGE_BIN_DIR MODE
-#   MODE: check | demo | bench  (what guest/init runs)
+#   MODE: check | demo | bench | stress  (what guest/init runs)
 set -eu
 out=$1 krel=$2 modroot=$3 ko=$4 bindir=$5 mode=$6
 top=$(cd "$(dirname "$0")/.." && pwd)
