@@ -98,9 +98,8 @@ int vfsb_stats_dev(int dev, dev_t st_dev, struct vfsb_sb_stats *out)
 
 int vfsb_stats_path(int dev, const char *path, struct vfsb_sb_stats *out)
 {
-	struct stat sb;
+	dev_t sb_dev;
+	int ret = vfsb_path_sb_dev(path, &sb_dev);
 
-	if (stat(path, &sb))
-		return -errno;
-	return vfsb_stats_dev(dev, sb.st_dev, out);
+	return ret ? ret : vfsb_stats_dev(dev, sb_dev, out);
 }

@@ -45,6 +45,10 @@ const char *vfsb_hooks_state_name(__u32 state);
 /* The kernel's encoding of st_dev in the ABI (new_encode_dev) as a
    dev_t, for comparing with stat()'s st_dev. */
 dev_t vfsb_dev_t(__u32 dev);
+/* The device number the kernel gives the filesystem of fd or path (its
+   superblock's; st_dev differs on btrfs): 0 or -errno. */
+int vfsb_fd_sb_dev(int fd, dev_t *out);
+int vfsb_path_sb_dev(const char *path, dev_t *out);
 
 /* ---- the module, from user space (module.c) ---- */
 

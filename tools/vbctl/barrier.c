@@ -80,12 +80,12 @@ static int run_barrier(struct vbctl *vb, int fd, const struct barrier_req *r)
 static int watch_for_all(struct vbctl *vb, int fd)
 {
 	struct vfsb_sb_stats st;
-	struct stat sb;
+	dev_t sb_dev;
 	int ret;
 
-	if (fstat(fd, &sb))
-		return -errno;
-	ret = vfsb_stats_dev(vb->dev, sb.st_dev, &st);
+	ret = vfsb_fd_sb_dev(fd, &sb_dev);
+	if (!ret)
+		ret = vfsb_stats_dev(vb->dev, sb_dev, &st);
 	if (!ret)
 		ret = vfsb_watch_fd(vb->dev, fd, NULL);
 	/* two PATHs on one filesystem */

@@ -93,21 +93,21 @@ static int parse(int argc, char **argv, struct stream_opts *o)
 /* Watches each PATH on dev, and keeps an fd on it for the handles. */
 static int watch_all(int dev, int argc, char **argv, struct rec_fs *fs)
 {
-	struct stat st;
 	int i, n, fd, ret;
 
 	for (i = optind, n = 0; i < argc; i++, n++) {
 		ret = vb_open_path(argv[i], &fd);
 		if (ret)
 			return ret;
-		ret = fstat(fd, &st) ? -errno : vfsb_watch_fd(dev, fd, NULL);
+		ret = vfsb_fd_sb_dev(fd, &fs[n].dev);
+		if (!ret)
+			ret = vfsb_watch_fd(dev, fd, NULL);
 		/* two PATHs on one filesystem */
 		if (ret && ret != -EEXIST) {
 			close(fd);
 			return vb_fail("watch", argv[i], ret);
 		}
 		close(fd);
-		fs[n].dev = st.st_dev;
 		/* open_by_handle_at() takes no O_PATH fd: a plain one, if
 		   it opens (paths print as "?" otherwise) */
 		fs[n].fd = open(argv[i], O_RDONLY | O_CLOEXEC);
