@@ -10,10 +10,15 @@
 set -u
 vmlinuz=$1 initrd=$2 log=$3 tmo=$4 mode=$5
 top=$(cd "$(dirname "$0")/.." && pwd)
-scratch=$(dirname "$log")/scratch.img
-
-rm -f "$scratch"
-truncate -s 512M "$scratch"
+# Three scratch disks (sparse, 512 MiB each: XFS wants 300 MiB): ext4,
+# btrfs and XFS tests, each on one of its own (guest/init names them).
+scratch=$(dirname "$log")/scratch
+set --
+for d in a b c; do
+	rm -f "$scratch-$d.img"
+	truncate -s 512M "$scratch-$d.img"
+	set -- "$@" -drive "file=$scratch-$d.img,if=virtio,format=raw,cache=unsafe"
+done
 
 # The debug kernel (6.1, KASAN) runs with 4-level paging: -cpu max offers
 # LA57, and 6.1's pgtable_l5_enabled() reads the boot CPU's capability
@@ -29,10 +34,10 @@ esac
 echo "guest: booting $(basename "$vmlinuz") (mode $mode, limit ${tmo}s, console -> $log)"
 start=$(date +%s)
 timeout --foreground -k 5 "$tmo" qemu-system-x86_64 \
-	-accel ${VFSB_QEMU_ACCEL:-tcg} -cpu max -smp ${VFSB_QEMU_SMP:-2} -m ${VFSB_GUEST_MEM:-1024} \
+	-accel "${VFSB_QEMU_ACCEL:-tcg}" -cpu max -smp "${VFSB_QEMU_SMP:-2}" -m "${VFSB_GUEST_MEM:-1024}" \
 	-nographic -no-reboot -net none -monitor none -serial stdio \
 	-kernel "$vmlinuz" -initrd "$initrd" \
-	-drive file="$scratch",if=virtio,format=raw,cache=unsafe \
+	"$@" \
 	-append "console=ttyS0 panic=-1 loglevel=5$cmdline_kind ${VFSB_CMDLINE:-}" \
 	< /dev/null 2>&1 | tee "$log" | awk -v mode="$mode" '
 		# Show the test lines live; everything else only goes to the log.
@@ -41,7 +46,7 @@ timeout --foreground -k 5 "$tmo" qemu-system-x86_64 \
 		!quiet && (/^ *(not )?ok [0-9]/ || /^ *# / || /^vfsb-guest/) { print; fflush() }'
 rc=$?
 end=$(date +%s)
-rm -f "$scratch"
+rm -f "$scratch"-?.img
 echo "guest: ran $((end - start))s"
 
 status=0

@@ -90,16 +90,8 @@ scripts=$(
 )
 if need shellcheck; then
 	for f in $scripts; do
-		# scripts/guest.sh belongs to the kernel half of the tree; its
-		# one finding (SC2086, an unquoted memory size) is fixed there:
-		# drop this exception when that lands.
-		case "$f" in
-		scripts/guest.sh) excl="--exclude=SC2086" ;;
-		*) excl="" ;;
-		esac
-		# shellcheck disable=SC2086
 		shellcheck --shell="$(head -n 1 "$f" | grep -q bash && echo bash || echo sh)" \
-			--external-sources $excl "$f" || status=1
+			--external-sources "$f" || status=1
 	done
 fi
 

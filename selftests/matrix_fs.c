@@ -13,20 +13,18 @@
 
 static int fs_ready(int dev, struct matrix_fs *f)
 {
-	struct stat st;
 	int ret;
 
-	ret = f->ext4 ? mount_ext4(f->dir) : mount_tmpfs(f->dir);
+	ret = mount_testfs(f->kind, f->dir);
 	f->mounted = !ret;
 	if (!ret && f->watch)
 		ret = vfsb_watch_path(dev, f->dir);
 	if (ret)
 		return ret;
 	f->root = open(f->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (f->root < 0 || fstat(f->root, &st))
+	if (f->root < 0)
 		return -errno;
-	f->st_dev = st.st_dev;
-	return 0;
+	return vfsb_fd_sb_dev(f->root, &f->st_dev);
 }
 
 int matrix_fs_setup(struct matrix_fs *fs, int n)

@@ -11,15 +11,17 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "testfs.h"
+
 struct matrix_fs {
 	const char *name;	/* for messages */
 	const char *dir;	/* the mount point */
-	bool ext4;		/* on the scratch disk; else a fresh tmpfs */
+	enum testfs_kind kind;	/* tmpfs, or on a scratch disk */
 	bool watch;		/* watched by the run's device */
-	int err;		/* 0: ready; -ENODEV: no scratch disk */
+	int err;		/* 0: ready; -ENODEV: no scratch disk or no such fs */
 	bool mounted;
 	int root;		/* the root, for open_by_handle_at(); -1 */
-	dev_t st_dev;
+	dev_t st_dev;		/* the superblock's (btrfs: not the root's st_dev) */
 };
 
 /*

@@ -147,15 +147,14 @@ static struct vfsb_record *rec_of_type(struct rec_batch *b, int type,
 	return NULL;
 }
 
-/* new_encode_dev() of path's st_dev, as records carry it. */
+/* new_encode_dev() of path's filesystem, as records carry it. */
 static __u32 rec_dev_of(const char *path)
 {
-	struct stat st;
+	dev_t d;
 
-	if (stat(path, &st))
+	if (vfsb_path_sb_dev(path, &d))
 		return 0;
-	return (minor(st.st_dev) & 0xff) | (major(st.st_dev) << 8) |
-	       ((minor(st.st_dev) & ~0xffU) << 12);
+	return (minor(d) & 0xff) | (major(d) << 8) | ((minor(d) & ~0xffU) << 12);
 }
 
 /* ---- many writers held at once ---- */

@@ -19,19 +19,54 @@ int mount_tmpfs(const char *dir)
 	return mount("tmpfs", dir, "tmpfs", 0, "size=64m") ? -errno : 0;
 }
 
-int mount_ext4(const char *dir)
+/* mkfs (command with %s for the device) on $env, then mount it at dir. */
+static int mount_scratch(const char *env, const char *mkfs, const char *type,
+			 const char *dir)
 {
-	const char *dev = getenv("VFSB_SCRATCH_DEV");
-	char cmd[256];
+	const char *dev = getenv(env);
+	char cmd[512];
 
 	if (!dev)
 		return -ENODEV;
 	mkdir(dir, 0755);
-	/* no journal, no checksums: fewer background writes under TCG */
-	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F -O ^has_journal,^metadata_csum %s >/dev/null 2>&1", dev);
+	snprintf(cmd, sizeof(cmd), mkfs, dev);
 	if (system(cmd))
 		return -EIO;
-	return mount(dev, dir, "ext4", 0, NULL) ? -errno : 0;
+	return mount(dev, dir, type, 0, NULL) ? -errno : 0;
+}
+
+int mount_ext4(const char *dir)
+{
+	/* no journal, no checksums: fewer background writes under TCG */
+	return mount_scratch("VFSB_SCRATCH_DEV",
+			     "mkfs.ext4 -q -F -O ^has_journal,^metadata_csum,verity,encrypt %s >/dev/null 2>&1",
+			     "ext4", dir);
+}
+
+int mount_btrfs(const char *dir)
+{
+	return mount_scratch("VFSB_SCRATCH_DEV2",
+			     "mkfs.btrfs -q -f %s >/dev/null 2>&1", "btrfs", dir);
+}
+
+int mount_xfs(const char *dir)
+{
+	return mount_scratch("VFSB_SCRATCH_DEV3",
+			     "mkfs.xfs -q -f %s >/dev/null 2>&1", "xfs", dir);
+}
+
+int mount_testfs(enum testfs_kind kind, const char *dir)
+{
+	switch (kind) {
+	case TESTFS_EXT4:
+		return mount_ext4(dir);
+	case TESTFS_BTRFS:
+		return mount_btrfs(dir);
+	case TESTFS_XFS:
+		return mount_xfs(dir);
+	default:
+		return mount_tmpfs(dir);
+	}
 }
 
 int touch(const char *path)

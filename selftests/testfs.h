@@ -11,8 +11,20 @@ int mount_tmpfs(const char *dir);
 /*
  * Makes ext4 on the guest's scratch disk ($VFSB_SCRATCH_DEV) and mounts
  * it at dir (created): 0, or -errno (-ENODEV: no scratch disk: skip).
+ * With the verity and encrypt features, so fs-verity and fscrypt work.
  */
 int mount_ext4(const char *dir);
+/*
+ * The same for btrfs on the second scratch disk ($VFSB_SCRATCH_DEV2)
+ * and XFS on the third ($VFSB_SCRATCH_DEV3): -ENODEV also when the
+ * kernel has no such filesystem (mount(2) says so).
+ */
+int mount_btrfs(const char *dir);
+int mount_xfs(const char *dir);
+
+enum testfs_kind { TESTFS_TMPFS, TESTFS_EXT4, TESTFS_BTRFS, TESTFS_XFS };
+/* Mounts a fresh filesystem of that kind at dir. */
+int mount_testfs(enum testfs_kind kind, const char *dir);
 
 /* Creates path if it does not exist, and writes nothing: the one
    record that announces is a CREATE. 0 or -errno. */
