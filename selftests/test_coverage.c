@@ -29,16 +29,23 @@
 
 #define DIR_TMPFS	"/tmp/vc-tmpfs"
 #define DIR_EXT4	"/tmp/vc-ext4"
+#define DIR_BTRFS	"/tmp/vc-btrfs"
+#define DIR_XFS		"/tmp/vc-xfs"
 #define DIR_UNWATCHED	"/tmp/vc-unwatched"
 
 /* ---- the fixture: one variant per filesystem ---- */
 
-enum { FS_TMPFS, FS_EXT4, FS_UNWATCHED, FS_N };
+enum { FS_TMPFS, FS_EXT4, FS_BTRFS, FS_XFS, FS_UNWATCHED, FS_N };
 
 /* Set up once by the parent (cov_global_setup), inherited by each test. */
 static struct matrix_fs g_fs[FS_N] = {
 	[FS_TMPFS] = { .name = "tmpfs", .dir = DIR_TMPFS, .watch = true },
-	[FS_EXT4] = { .name = "ext4", .dir = DIR_EXT4, .ext4 = true, .watch = true },
+	[FS_EXT4] = { .name = "ext4", .dir = DIR_EXT4, .kind = TESTFS_EXT4,
+		      .watch = true },
+	[FS_BTRFS] = { .name = "btrfs", .dir = DIR_BTRFS, .kind = TESTFS_BTRFS,
+		       .watch = true },
+	[FS_XFS] = { .name = "xfs", .dir = DIR_XFS, .kind = TESTFS_XFS,
+		     .watch = true },
 	[FS_UNWATCHED] = { .name = "unwatched tmpfs", .dir = DIR_UNWATCHED },
 };
 static int g_dev = -1;
@@ -55,6 +62,8 @@ FIXTURE_VARIANT(cov) {
 
 FIXTURE_VARIANT_ADD(cov, tmpfs) { .fs = FS_TMPFS, .watched = FS_TMPFS };
 FIXTURE_VARIANT_ADD(cov, ext4) { .fs = FS_EXT4, .watched = FS_EXT4 };
+FIXTURE_VARIANT_ADD(cov, btrfs) { .fs = FS_BTRFS, .watched = FS_BTRFS };
+FIXTURE_VARIANT_ADD(cov, xfs) { .fs = FS_XFS, .watched = FS_XFS };
 FIXTURE_VARIANT_ADD(cov, unwatched_tmpfs) {
 	.fs = FS_UNWATCHED, .watched = FS_TMPFS, .negative = true,
 };
@@ -103,9 +112,11 @@ static void cov_run(struct __test_metadata *_metadata,
 	int ret;
 
 	ASSERT_LE(0, g_dev) TH_LOG("open " VFSB_DEVICE_PATH ": %s", strerror(-g_dev));
-	/* only a missing scratch disk is a reason to skip */
-	if (variant->fs == FS_EXT4 && g_fs[FS_EXT4].err == -ENODEV)
-		SKIP(return, "%s on ext4: no scratch disk (VFSB_SCRATCH_DEV unset)", op->name);
+	/* only a missing scratch disk or filesystem is a reason to skip */
+	if (g_fs[variant->fs].kind != TESTFS_TMPFS &&
+	    g_fs[variant->fs].err == -ENODEV)
+		SKIP(return, "%s on %s: no scratch disk for it, or no such filesystem in this kernel",
+		     op->name, g_fs[variant->fs].name);
 	ASSERT_EQ(0, g_fs[variant->fs].err) TH_LOG("mounting/watching %s failed: %s",
 						   g_fs[variant->fs].name,
 						   strerror(-g_fs[variant->fs].err));
@@ -221,6 +232,13 @@ COV(fallocate, "fallocate", wop_prep_fd)
 COV(ficlone, "ioctl(FICLONE)", wop_prep_twins, EOPNOTSUPP, EINVAL, EXDEV)
 COV(fideduperange, "ioctl(FIDEDUPERANGE)", wop_prep_twins, EOPNOTSUPP, EINVAL, EXDEV)
 /* asynchronous interfaces */
+COV(append_write, "write to an O_APPEND file", wop_prep_file)
+COV(fallocate_collapse, "fallocate(COLLAPSE_RANGE)", wop_prep_fd_3pages, EOPNOTSUPP, EINVAL)
+COV(chattr, "ioctl(FS_IOC_SETFLAGS)", wop_prep_fd, ENOTTY, EOPNOTSUPP)
+COV(fssetxattr, "ioctl(FS_IOC_FSSETXATTR)", wop_prep_fd, ENOTTY, EOPNOTSUPP)
+COV(verity_enable, "ioctl(FS_IOC_ENABLE_VERITY)", wop_prep_file, ENOTTY, EOPNOTSUPP)
+COV(fscrypt_policy, "ioctl(FS_IOC_SET_ENCRYPTION_POLICY)", wop_prep_dir, ENOTTY, EOPNOTSUPP)
+
 COV(uring_write, "io_uring IORING_OP_WRITE", wop_prep_ring)
 COV(uring_write_async, "io_uring IORING_OP_WRITE with IOSQE_ASYNC (io-wq)", wop_prep_ring)
 COV(uring_writev, "io_uring IORING_OP_WRITEV", wop_prep_ring)

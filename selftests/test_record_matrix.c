@@ -52,6 +52,8 @@
 
 #define DIR_TMPFS	"/tmp/vrm-tmpfs"
 #define DIR_EXT4	"/tmp/vrm-ext4"
+#define DIR_BTRFS	"/tmp/vrm-btrfs"
+#define DIR_XFS	"/tmp/vrm-xfs"
 
 /* ---- expectations ---- */
 
@@ -95,12 +97,17 @@ struct row {
 
 /* ---- the fixture: one variant per filesystem ---- */
 
-enum { FS_TMPFS, FS_EXT4, FS_N };
+enum { FS_TMPFS, FS_EXT4, FS_BTRFS, FS_XFS, FS_N };
 
 /* Set up once by the parent (rm_global_setup), inherited by each test. */
 static struct matrix_fs g_fs[FS_N] = {
 	[FS_TMPFS] = { .name = "tmpfs", .dir = DIR_TMPFS, .watch = true },
-	[FS_EXT4] = { .name = "ext4", .dir = DIR_EXT4, .ext4 = true, .watch = true },
+	[FS_EXT4] = { .name = "ext4", .dir = DIR_EXT4, .kind = TESTFS_EXT4,
+		      .watch = true },
+	[FS_BTRFS] = { .name = "btrfs", .dir = DIR_BTRFS, .kind = TESTFS_BTRFS,
+		       .watch = true },
+	[FS_XFS] = { .name = "xfs", .dir = DIR_XFS, .kind = TESTFS_XFS,
+		     .watch = true },
 };
 static int g_dev = -1, g_sub_err = -EIO;
 static __u8 g_uuid[FS_N][16];
@@ -118,6 +125,8 @@ FIXTURE_VARIANT(rm) {
 
 FIXTURE_VARIANT_ADD(rm, tmpfs) { .fs = FS_TMPFS };
 FIXTURE_VARIANT_ADD(rm, ext4) { .fs = FS_EXT4 };
+FIXTURE_VARIANT_ADD(rm, btrfs) { .fs = FS_BTRFS };
+FIXTURE_VARIANT_ADD(rm, xfs) { .fs = FS_XFS };
 
 FIXTURE_SETUP(rm)
 {
@@ -469,8 +478,9 @@ static void rm_run(struct __test_metadata *_metadata,
 
 	ASSERT_LE(0, g_dev) TH_LOG("open " VFSB_DEVICE_PATH ": %s", strerror(-g_dev));
 	ASSERT_EQ(0, g_sub_err) TH_LOG("VFSB_IOC_SUBSCRIBE: %s", strerror(-g_sub_err));
-	if (fsi == FS_EXT4 && g_fs[FS_EXT4].err == -ENODEV)
-		SKIP(return, "%s on ext4: no scratch disk (VFSB_SCRATCH_DEV unset)", row->name);
+	if (g_fs[fsi].kind != TESTFS_TMPFS && g_fs[fsi].err == -ENODEV)
+		SKIP(return, "%s on %s: no scratch disk for it, or no such filesystem in this kernel",
+		     row->name, g_fs[fsi].name);
 	ASSERT_EQ(0, g_fs[fsi].err) TH_LOG("mounting/watching %s failed: %s",
 					   g_fs[fsi].name, strerror(-g_fs[fsi].err));
 	for (n_exp = 0; n_exp < EXP_MAX && row->exp[n_exp].reasons; n_exp++)
@@ -721,11 +731,36 @@ ROW(sendfile, "sendfile(4096) into f", wop_prep_src_dst, .exp = { DATA(0, WOP_BU
 ROW(splice, "splice(4096) from a pipe into f", wop_prep_pipe, .exp = { DATA(0, WOP_BUFSZ) })
 ROW(copy_file_range, "copy_file_range(4096) s -> f", wop_prep_src_dst, .exp = { DATA(0, WOP_BUFSZ) })
 ROW(fallocate, "fallocate(0, 64 KiB)", wop_prep_fd, .exp = { DATA(0, 65536) })
-/* FICLONE of the whole of s (len 0 = to EOF): the range cloned over */
+/* FICLONE of the whole of s: length 0 and TO_EOF, from 0 to the end */
 ROW(ficlone, "ioctl(FICLONE)", wop_prep_twins,
-    .unsupported = { EOPNOTSUPP, EINVAL, EXDEV }, .exp = { DATA(0, WOP_BUFSZ) })
+    .unsupported = { EOPNOTSUPP, EINVAL, EXDEV },
+    .exp = { { .reasons = R(DATA_WRITE), .flags = VFSB_RECF_TO_EOF, .dir = IN_D,
+	       .obj = "f", .what = "the whole file cloned over" } })
 ROW(fideduperange, "ioctl(FIDEDUPERANGE)", wop_prep_twins,
     .unsupported = { EOPNOTSUPP, EINVAL, EXDEV }, .exp = { DATA(0, WOP_BUFSZ) })
+
+/* O_APPEND: offset is f's size when announced (100), flagged APPEND */
+ROW(append_write, "write(64) to an O_APPEND file of 100 bytes", wop_prep_file,
+    .exp = { { .reasons = R(DATA_WRITE), .flags = VFSB_RECF_APPEND, .dir = IN_D,
+	       .obj = "f", .offset = 100, .length = 64, .what = "the append" } })
+/* collapsing moves everything after the range: from 4096 to the end */
+ROW(fallocate_collapse, "fallocate(COLLAPSE_RANGE, 4096, 4096) of 3 pages",
+    wop_prep_fd_3pages, .unsupported = { EOPNOTSUPP, EINVAL },
+    .exp = { { .reasons = R(DATA_WRITE), .flags = VFSB_RECF_TO_EOF, .dir = IN_D,
+	       .obj = "f", .offset = WOP_BUFSZ, .what = "the range and all after" } })
+
+/* ---- attributes beyond setattr ---- */
+
+ROW(chattr, "ioctl(FS_IOC_SETFLAGS, +noatime)", wop_prep_fd,
+    .unsupported = { ENOTTY, EOPNOTSUPP }, .exp = { NSOP(R(ATTRIB), 0, "f", "f") })
+ROW(fssetxattr, "ioctl(FS_IOC_FSSETXATTR, +noatime)", wop_prep_fd,
+    .unsupported = { ENOTTY, EOPNOTSUPP }, .exp = { NSOP(R(ATTRIB), 0, "f", "f") })
+/* needs the filesystem's verity feature (ext4 here) and CONFIG_FS_VERITY */
+ROW(verity_enable, "ioctl(FS_IOC_ENABLE_VERITY)", wop_prep_file,
+    .unsupported = { ENOTTY, EOPNOTSUPP }, .exp = { NSOP(R(ATTRIB), 0, "f", "f") })
+ROW(fscrypt_policy, "ioctl(FS_IOC_SET_ENCRYPTION_POLICY) v1 on an empty directory",
+    wop_prep_dir, .unsupported = { ENOTTY, EOPNOTSUPP },
+    .exp = { NSOP(R(ATTRIB), VFSB_RECF_DIR, "sub", "sub") })
 
 /* ---- asynchronous interfaces ---- */
 

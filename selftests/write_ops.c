@@ -19,7 +19,10 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/xattr.h>
+#include <linux/falloc.h>
 #include <linux/fs.h>
+#include <linux/fscrypt.h>
+#include <linux/fsverity.h>
 
 #include "aio.h"
 #include "write_ops.h"
@@ -612,4 +615,99 @@ bool wop_errno_in(const int *errs, int n, int err)
 		if (errs[i] && errs[i] == -err)
 			return true;
 	return false;
+}
+
+/* ---- attributes that are not setattr's, and ranges that are special ---- */
+
+int wop_prep_fd_3pages(struct wop_ctx *c)
+{
+	int ret = mkfile(path(c, 0, "f"), 0);
+
+	if (ret)
+		return ret;
+	c->fd = open(path(c, 0, "f"), O_RDWR | O_CLOEXEC);
+	if (c->fd < 0)
+		return -errno;
+	memset(c->buf, 'p', WOP_BUFSZ);
+	for (ret = 0; ret < 3; ret++)
+		if (pwrite(c->fd, c->buf, WOP_BUFSZ, ret * WOP_BUFSZ) != WOP_BUFSZ)
+			return -EIO;
+	return 0;
+}
+
+/* chattr +A: FS_IOC_SETFLAGS (vfs_fileattr_set) */
+int wop_chattr(struct wop_ctx *c)
+{
+	int flags = 0;
+
+	if (ioctl(c->fd, FS_IOC_GETFLAGS, &flags))
+		return -errno;
+	flags |= FS_NOATIME_FL;
+	return SYS(ioctl(c->fd, FS_IOC_SETFLAGS, &flags));
+}
+
+/* xfs_io chattr +A: FS_IOC_FSSETXATTR */
+int wop_fssetxattr(struct wop_ctx *c)
+{
+	struct fsxattr fa;
+
+	if (ioctl(c->fd, FS_IOC_FSGETXATTR, &fa))
+		return -errno;
+	fa.fsx_xflags |= FS_XFLAG_NOATIME;
+	return SYS(ioctl(c->fd, FS_IOC_FSSETXATTR, &fa));
+}
+
+/* fs-verity on f, opened read-only (no writer may hold it) */
+int wop_verity_enable(struct wop_ctx *c)
+{
+	struct fsverity_enable_arg arg = {
+		.version = 1, .hash_algorithm = FS_VERITY_HASH_ALG_SHA256,
+		.block_size = 4096,
+	};
+	int fd = open(path(c, 0, "f"), O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = SYS(ioctl(fd, FS_IOC_ENABLE_VERITY, &arg));
+	close(fd);
+	return ret;
+}
+
+/* an fscrypt v1 policy on the empty directory sub (no key needed) */
+int wop_fscrypt_policy(struct wop_ctx *c)
+{
+	struct fscrypt_policy_v1 p = {
+		.version = FSCRYPT_POLICY_V1,
+		.contents_encryption_mode = FSCRYPT_MODE_AES_256_XTS,
+		.filenames_encryption_mode = FSCRYPT_MODE_AES_256_CTS,
+		.flags = FSCRYPT_POLICY_FLAGS_PAD_32,
+		.master_key_descriptor = "vfsbtest",
+	};
+	int fd = open(path(c, 0, "sub"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = SYS(ioctl(fd, FS_IOC_SET_ENCRYPTION_POLICY, &p));
+	close(fd);
+	return ret;
+}
+
+/* 64 bytes appended to f (100 bytes): they land at 100 */
+int wop_append_write(struct wop_ctx *c)
+{
+	int fd = open(path(c, 0, "f"), O_WRONLY | O_APPEND | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = full(write(fd, c->buf, 64), 64);
+	close(fd);
+	return ret;
+}
+
+/* the second of f's three pages cut out: the third moves down */
+int wop_fallocate_collapse(struct wop_ctx *c)
+{
+	return SYS(fallocate(c->fd, FALLOC_FL_COLLAPSE_RANGE, WOP_BUFSZ,
+			     WOP_BUFSZ));
 }

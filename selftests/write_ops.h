@@ -65,6 +65,7 @@ int wop_prep_ring_dir(struct wop_ctx *c);
 int wop_prep_aio(struct wop_ctx *c);
 int wop_prep_aio_odirect(struct wop_ctx *c);
 int wop_prep_map(struct wop_ctx *c);
+int wop_prep_fd_3pages(struct wop_ctx *c);	/* f: 3 pages, open as fd */
 
 /* ---- the operations ---- */
 
@@ -114,6 +115,12 @@ int wop_uring_writev(struct wop_ctx *c);
 int wop_uring_fallocate(struct wop_ctx *c);
 int wop_uring_mkdirat(struct wop_ctx *c);
 int wop_uring_renameat(struct wop_ctx *c);
+int wop_chattr(struct wop_ctx *c);
+int wop_fssetxattr(struct wop_ctx *c);
+int wop_verity_enable(struct wop_ctx *c);
+int wop_fscrypt_policy(struct wop_ctx *c);
+int wop_append_write(struct wop_ctx *c);
+int wop_fallocate_collapse(struct wop_ctx *c);
 int wop_aio_write(struct wop_ctx *c);
 int wop_aio_writev(struct wop_ctx *c);
 int wop_uring_write_odirect(struct wop_ctx *c);
