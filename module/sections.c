@@ -358,8 +358,12 @@ static int vfsb_task_push_armed(const struct vfsb_section *s,
 	struct vfsb_task *t;
 	int ret;
 
-	/* kernel threads never return to user space nor run task work */
-	if (current->flags & PF_KTHREAD)
+	/*
+	 * Kernel threads never return to user space nor run task work,
+	 * but on their way out (exit_task_work(), after process
+	 * accounting's write in do_exit()).
+	 */
+	if ((current->flags & (PF_KTHREAD | PF_EXITING)) == PF_KTHREAD)
 		return -ESRCH;
 	ret = vfsb_task_push(s, kind, key);
 	if (ret)
