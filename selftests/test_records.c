@@ -6,7 +6,10 @@
  */
 #define _GNU_SOURCE
 #include <linux/fs.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 
 #include <sys/mount.h>
@@ -420,6 +423,264 @@ TEST(overlayfs_changes_are_recorded_on_the_upper_fs)
 	EXPECT_EQ(0, fs_in_flight(dev, DIR_R));
 	umount2(DIR_O, MNT_DETACH);
 	close(dev);
+	umount2(DIR_R, MNT_DETACH);
+}
+
+/* ---- changes through paths other than the usual syscalls ---- */
+
+/* The first record about ino with reason bits, or NULL. */
+static struct vfsb_record *rec_about(struct rec_batch *b, __u32 reasons,
+				     long long ino)
+{
+	int i;
+
+	for (i = 0; i < b->n; i++)
+		if (b->rec[i]->type == VFSB_REC_CHANGE &&
+		    (b->rec[i]->reasons & reasons) &&
+		    (long long)b->rec[i]->ino == ino)
+			return b->rec[i];
+	return NULL;
+}
+
+/* How many records of the batch say "announced outside a section". */
+static int unfenced_in(struct rec_batch *b)
+{
+	char why[128];
+	int i, n = 0;
+
+	for (i = 0; i < b->n; i++) {
+		struct vfsb_record *r = b->rec[i];
+
+		if (r->type != VFSB_REC_RESCAN && !(r->flags & VFSB_RECF_UNFENCED))
+			continue;
+		n++;
+		if (r->type == VFSB_REC_RESCAN)
+			vfsb_rescan_format(r->reasons, why, sizeof(why));
+		else
+			vfsb_reasons_format(r->reasons, why, sizeof(why));
+		fprintf(stderr, "# unfenced: type %u %s ino %llu pid %u\n", r->type,
+			why, (unsigned long long)r->ino, r->pid);
+	}
+	return n;
+}
+
+/*
+ * setfacl: an ACL record about the file (6.2+: through vfs_set_acl()
+ * and its own security hook; 6.1: set_posix_acl() from the xattr).
+ */
+TEST_F(rec, posix_acl_is_announced)
+{
+	struct {
+		__u32 version;
+		struct { __u16 tag, perm; __u32 id; } e[5];
+	} acl = {
+		.version = 2,
+		.e = {
+			{ 0x01, 6, ~0U },	/* ACL_USER_OBJ rw- */
+			{ 0x02, 6, 1000 },	/* ACL_USER 1000 rw- */
+			{ 0x04, 4, ~0U },	/* ACL_GROUP_OBJ r-- */
+			{ 0x10, 6, ~0U },	/* ACL_MASK rw- */
+			{ 0x20, 4, ~0U },	/* ACL_OTHER r-- */
+		},
+	};
+	struct vfsb_record *r;
+
+	ASSERT_EQ(0, touch(DIR_R "/f"));
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	if (setxattr(DIR_R "/f", "system.posix_acl_access", &acl, sizeof(acl), 0))
+		SKIP(return, "no POSIX ACLs on tmpfs here: %s", strerror(errno));
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	r = rec_about(&batch, VFSB_R_ACL, ino_of(DIR_R "/f"));
+	ASSERT_NE(NULL, r) TH_LOG("no ACL record about f (%d records)", batch.n);
+	EXPECT_EQ(0, unfenced_in(&batch));
+	EXPECT_EQ(0, fs_in_flight(self->dev, DIR_R));
+}
+
+/*
+ * A core dump is written with __kernel_write(), which skips
+ * rw_verify_area(): its data must be announced all the same, inside a
+ * section of the dying task.
+ */
+TEST_F(rec, core_dump_is_announced)
+{
+	const char *knob = "/proc/sys/kernel/core_pattern";
+	char was[256] = "";
+	struct vfsb_record *r;
+	int fd, status;
+	ssize_t n;
+	pid_t pid;
+
+	fd = open(knob, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		SKIP(return, "no %s", knob);
+	n = read(fd, was, sizeof(was) - 1);
+	was[n > 0 ? n : 0] = 0;
+	ASSERT_LT(0, pwrite(fd, DIR_R "/core", strlen(DIR_R "/core"), 0));
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	pid = fork();
+	if (!pid) {
+		struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+
+		setrlimit(RLIMIT_CORE, &rl);
+		signal(SIGSEGV, SIG_DFL);
+		raise(SIGSEGV);
+		_exit(1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	if (was[0] && pwrite(fd, was, strlen(was), 0) < 0)
+		TH_LOG("core_pattern not restored");
+	close(fd);
+	if (!WIFSIGNALED(status) || !WCOREDUMP(status))
+		SKIP(return, "no core was dumped (CONFIG_COREDUMP?)");
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	r = rec_about(&batch, VFSB_R_DATA_WRITE, ino_of(DIR_R "/core"));
+	ASSERT_NE(NULL, r) TH_LOG("no data record about the core (%d records)",
+				  batch.n);
+	EXPECT_EQ(0, unfenced_in(&batch));
+	EXPECT_EQ(0, fs_in_flight(self->dev, DIR_R));
+	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_R, 0, 10000));
+}
+
+/*
+ * Process accounting writes an exiting task's record from do_exit()
+ * with __kernel_write(): announced inside a section of the dying task.
+ * (acct(NULL) writes the last record from a kworker, which no hook can
+ * bracket: that one is announced unfenced, with a RESCAN.)
+ */
+TEST_F(rec, process_accounting_is_announced)
+{
+	struct vfsb_record *r = NULL;
+	long long ino;
+	int i, status;
+	pid_t pid;
+
+	ASSERT_EQ(0, touch(DIR_R "/acct"));
+	ino = ino_of(DIR_R "/acct");
+	if (acct(DIR_R "/acct"))
+		SKIP(return, "no process accounting: %s", strerror(errno));
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	pid = fork();
+	if (!pid)
+		_exit(0);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	acct(NULL);
+	for (i = 0; i < batch.n; i++)
+		if (batch.rec[i]->type == VFSB_REC_CHANGE &&
+		    batch.rec[i]->reasons == VFSB_R_DATA_WRITE &&
+		    (long long)batch.rec[i]->ino == ino &&
+		    batch.rec[i]->pid == (__u32)pid)
+			r = batch.rec[i];
+	ASSERT_NE(NULL, r) TH_LOG("no data record of the child's accounting");
+	EXPECT_FALSE(r->flags & VFSB_RECF_UNFENCED);
+	EXPECT_EQ(0, fs_in_flight(self->dev, DIR_R));
+}
+
+/*
+ * Another user's kprobe on a hooked function (bpftrace, a security
+ * agent) changes nothing: fallocate()'s one callback still opens its
+ * section before it announces.
+ */
+TEST_F(rec, another_kprobe_on_a_hooked_function)
+{
+	const char *t = "/sys/kernel/tracing";
+	char path[128];
+	int fd, kfd, ffd;
+
+	if (access("/sys/kernel/tracing/kprobe_events", F_OK))
+		mount("nodev", t, "tracefs", 0, NULL);
+	kfd = open("/sys/kernel/tracing/kprobe_events", O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (kfd < 0)
+		SKIP(return, "no kprobe_events");
+	ASSERT_LT(0, write(kfd, "p:vfsbt/fa vfs_fallocate", 24));
+	snprintf(path, sizeof(path), "%s/events/vfsbt/enable", t);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, write(fd, "1", 1));
+	ASSERT_EQ(0, touch(DIR_R "/f"));
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	ffd = open(DIR_R "/f", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, ffd);
+	EXPECT_EQ(0, fallocate(ffd, 0, 0, 8192));
+	close(ffd);
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	EXPECT_NE(NULL, rec_about(&batch, VFSB_R_DATA_WRITE, ino_of(DIR_R "/f")));
+	EXPECT_EQ(0, unfenced_in(&batch));
+	EXPECT_EQ(0, fs_in_flight(self->dev, DIR_R));
+	EXPECT_EQ(1, write(fd, "0", 1));
+	close(fd);
+	close(kfd);
+	kfd = open("/sys/kernel/tracing/kprobe_events", O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (kfd >= 0)
+		close(kfd);
+}
+
+/*
+ * A data write through overlayfs with nfs_export=on: the record names
+ * the upper filesystem's directory, by its own handle (6.1's real files
+ * carry the overlay path: the overlay's ->encode_fh() may sleep, and is
+ * not the upper filesystem's).
+ */
+TEST(overlayfs_data_write_names_the_upper_directory)
+{
+	char opts[256];
+	struct vfsb_record *r;
+	long long ino;
+	int dev, fd, mnt, i;
+
+	ASSERT_EQ(0, mount_tmpfs(DIR_R));
+	ASSERT_EQ(0, mount_tmpfs(DIR_L));
+	mkdir(DIR_O, 0755);
+	ASSERT_EQ(0, mkdir(DIR_R "/u", 0755));
+	ASSERT_EQ(0, mkdir(DIR_R "/w", 0755));
+	ASSERT_EQ(0, mkdir(DIR_L "/sub", 0755));
+	ASSERT_EQ(0, touch(DIR_L "/sub/f"));
+	snprintf(opts, sizeof(opts),
+		 "lowerdir=%s,upperdir=%s/u,workdir=%s/w,index=on,nfs_export=on",
+		 DIR_L, DIR_R, DIR_R);
+	if (mount("overlay", DIR_O, "overlay", 0, opts))
+		SKIP(goto out, "overlay with nfs_export=on: %s", strerror(errno));
+	dev = vfsb_open();
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_R));
+	ASSERT_EQ(0, vfsb_subscribe(dev, 0, 0, 0, NULL));
+	/* copied up, then written through the overlay */
+	fd = open(DIR_O "/sub/f", O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, rec_drain(dev, &batch));
+	ASSERT_EQ(4, write(fd, "data", 4));
+	close(fd);
+	ASSERT_EQ(0, rec_drain(dev, &batch));
+	ino = ino_of(DIR_R "/u/sub/f");
+	/* the write's (copy-up's, in the work directory, come before) */
+	r = NULL;
+	for (i = 0; i < batch.n; i++)
+		if (batch.rec[i]->type == VFSB_REC_CHANGE &&
+		    batch.rec[i]->reasons == VFSB_R_DATA_WRITE &&
+		    (long long)batch.rec[i]->ino == ino &&
+		    batch.rec[i]->length == 4)
+			r = batch.rec[i];
+	ASSERT_NE(NULL, r) TH_LOG("no record of the 4-byte write to the upper file");
+	/*
+	 * With index=on the upper file has two links, u/sub/f and one in
+	 * the index: the record names the directory of either, on the
+	 * upper filesystem, by a handle of the upper filesystem.
+	 */
+	EXPECT_TRUE(r->parent_ino == (__u64)ino_of(DIR_R "/u/sub") ||
+		    r->parent_ino == (__u64)ino_of(DIR_R "/w/index"))
+		TH_LOG("parent %llu: neither u/sub nor w/index",
+		       (unsigned long long)r->parent_ino);
+	mnt = open(DIR_R, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, mnt);
+	EXPECT_EQ((long long)r->parent_ino,
+		  rec_resolve_ino(r, VFSB_ITEM_PARENT_FH, mnt));
+	EXPECT_EQ(ino, rec_resolve_ino(r, VFSB_ITEM_OBJECT_FH, mnt));
+	EXPECT_EQ(0, unfenced_in(&batch));
+	close(mnt);
+	close(dev);
+	umount2(DIR_O, MNT_DETACH);
+out:
+	umount2(DIR_L, MNT_DETACH);
 	umount2(DIR_R, MNT_DETACH);
 }
 
