@@ -53,6 +53,7 @@
 #include "fuse_hold.h"
 #include "rec_batch.h"
 #include "testfs.h"
+#include "uffd_hold.h"
 #include "kselftest_harness.h"
 
 #define DIR_A	"/tmp/nm-a"
@@ -655,17 +656,12 @@ TEST_F_TIMEOUT(slow, operation_begun_before_the_watch_announces_inside_a_section
 	       180)
 {
 	struct rec_batch *b = batch_new();
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg = { 0 };
-	struct uffdio_copy copy = { 0 };
 	struct tidded tm = { .fn = mkdir_y };
 	struct dirlock dl = { 0 };
-	struct uffd_msg msg;
 	pthread_t reader, mk;
 	struct fuse_hold *fh;
-	size_t page = sysconf(_SC_PAGESIZE);
-	char *src;
-	int dev, uffd, i, found = 0;
+	struct uffd_page u;
+	int dev, i, found = 0;
 
 	ASSERT_NE(NULL, b);
 	mkdir(DIR_F, 0755);
@@ -673,23 +669,12 @@ TEST_F_TIMEOUT(slow, operation_begun_before_the_watch_announces_inside_a_section
 	ASSERT_NE(NULL, fh);
 	ASSERT_EQ(0, mkdir(DIR_F "/d", 0755));
 	/* a reader holds d's lock, blocked on a missing page */
-	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
-	ASSERT_LE(0, uffd);
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
-	dl.buf = mmap(NULL, page, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	src = mmap(NULL, page, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, dl.buf);
-	ASSERT_NE(MAP_FAILED, src);
-	reg.range.start = (unsigned long)dl.buf;
-	reg.range.len = page;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+	ASSERT_EQ(0, uffd_page_init(&u));
+	dl.buf = u.buf;
 	dl.dirfd = open(DIR_F "/d", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, dl.dirfd);
 	ASSERT_EQ(0, pthread_create(&reader, NULL, dirlock_reader, &dl));
-	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
+	ASSERT_EQ(0, uffd_page_wait_fault(&u, 10000));
 	/*
 	 * mkdir d/y: write access taken (unwatched), then d's lock waits:
 	 * it sleeps in filename_create() itself (the walk to d, in FUSE
@@ -723,10 +708,7 @@ TEST_F_TIMEOUT(slow, operation_begun_before_the_watch_announces_inside_a_section
 	ASSERT_EQ(0, vfsb_subscribe(dev, 0, 0, 0, NULL));
 	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_F));
 	ASSERT_EQ(0, fh_hold(fh, FUSE_MKDIR));
-	copy.dst = (unsigned long)dl.buf;
-	copy.src = (unsigned long)src;
-	copy.len = page;
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_COPY, &copy));
+	ASSERT_EQ(0, uffd_page_fill(&u));
 	pthread_join(reader, NULL);
 	ASSERT_EQ(0, fh_wait_held(fh, 10000));
 	/* announced, and held in the filesystem */
@@ -741,7 +723,8 @@ TEST_F_TIMEOUT(slow, operation_begun_before_the_watch_announces_inside_a_section
 	EXPECT_EQ(0, vfsb_barrier_path(dev, DIR_F, 0, 10000));
 	close(dev);
 	close(dl.dirfd);
-	close(uffd);
+	uffd_page_close(&u);
+	uffd_page_unmap(&u);
 	fh_umount(fh);
 	free(b);
 }
@@ -885,53 +868,35 @@ static void *watch_caller(void *arg)
 
 TEST(stats_copying_out_blocks_no_watch)
 {
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg = { 0 };
-	struct uffdio_copy copy = { 0 };
 	struct stats_call sc = { 0 };
 	struct watch_call wc = { 0 };
-	size_t page = sysconf(_SC_PAGESIZE);
-	struct uffd_msg msg;
+	struct uffd_page u;
 	pthread_t ts, tw;
-	char *src;
-	int dev, uffd, i;
+	int dev, i;
 
 	ASSERT_EQ(0, mount_tmpfs(DIR_A));
 	ASSERT_EQ(0, mount_tmpfs(DIR_B));
 	dev = vfsb_open();
 	ASSERT_LE(0, dev);
 	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_A));
-	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
-	ASSERT_LE(0, uffd);
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
-	sc.buf = mmap(NULL, page, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	src = mmap(NULL, page, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, sc.buf);
-	ASSERT_NE(MAP_FAILED, src);
-	reg.range.start = (unsigned long)sc.buf;
-	reg.range.len = page;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+	ASSERT_EQ(0, uffd_page_init(&u));
+	sc.buf = u.buf;
 	sc.dev = dev;
 	ASSERT_EQ(0, pthread_create(&ts, NULL, stats_caller, &sc));
 	/* STATS is in its copy to user space, held */
-	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
+	ASSERT_EQ(0, uffd_page_wait_fault(&u, 10000));
 	ASSERT_EQ(0, pthread_create(&tw, NULL, watch_caller, &wc));
 	for (i = 0; i < 2000 && !atomic_load(&wc.done); i++)
 		usleep(10000);
 	EXPECT_TRUE(atomic_load(&wc.done))
 		TH_LOG("WATCH waited for a STATS copying to user space");
-	copy.dst = (unsigned long)sc.buf;
-	copy.src = (unsigned long)src;
-	copy.len = page;
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_COPY, &copy));
+	ASSERT_EQ(0, uffd_page_fill(&u));
 	pthread_join(ts, NULL);
 	pthread_join(tw, NULL);
 	EXPECT_EQ(0, sc.ret);
 	EXPECT_EQ(0, wc.ret);
-	close(uffd);
+	uffd_page_close(&u);
+	uffd_page_unmap(&u);
 	close(dev);
 	umount2(DIR_A, MNT_DETACH);
 	umount2(DIR_B, MNT_DETACH);
