@@ -15,6 +15,8 @@ vbctl watch /mnt/data & watcher=$!
 # wait until the watch is in place (vbctl stats lists it)
 while ! vbctl stats | grep -q tmpfs; do :; done
 run vbctl stats
+echo "# the first watch put the hooks in: which write paths they cover"
+run vbctl version
 
 step "every write operation on it runs inside an SRCU section"
 run sh -c 'mkdir /mnt/data/dir && echo hello > /mnt/data/dir/file && mv /mnt/data/dir/file /mnt/data/dir/renamed && chmod 600 /mnt/data/dir/renamed'
