@@ -95,10 +95,11 @@ if need shellcheck; then
 	done
 fi
 
-echo "lint: lib, tools and selftests with -Wall -Wextra -Werror"
+echo "lint: lib, tools, selftests and stress with -Wall -Wextra -Werror"
 make -s -C lib BUILD="$build" >/dev/null || status=1
 make -s -C selftests BUILD="$build" OUT="$build/lint-bin" >/dev/null || status=1
 make -s -C tools BUILD="$build" OUT="$build/lint-bin" >/dev/null || status=1
+make -s -C selftests/stress BUILD="$build" OUT="$build/lint-bin" >/dev/null || status=1
 
 [ $status = 0 ] && echo "lint: clean"
 exit $status

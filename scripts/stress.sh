@@ -39,8 +39,8 @@ runs=${VFSB_STRESS_RUNS:-1}
 grace=${VFSB_STRESS_GRACE:-45}
 cycles=${VFSB_STRESS_CYCLES:-500}
 secs=${VFSB_STRESS_SECS:-1200}
-export VFSB_STRESS_CYCLES=$cycles VFSB_STRESS_SECS=$secs
-export VFSB_STRESS_MODE=${VFSB_STRESS_MODE:-vfsb}
+export VFSB_STRESS_CYCLES="$cycles" VFSB_STRESS_SECS="$secs"
+export VFSB_STRESS_MODE="${VFSB_STRESS_MODE:-vfsb}"
 build=${VFSB_BUILD:-$top/build}
 logs=$build/stress
 mkdir -p "$logs"
@@ -64,7 +64,7 @@ for kind in $kinds; do
 	esac
 	eval "$(scripts/kernel.sh "$kver")" || { fail=$((fail + 1)); continue; }
 	case "$kind" in
-	debug) export VFSB_GUEST_MEM=${VFSB_GUEST_MEM:-2048} ;;
+	debug) export VFSB_GUEST_MEM="${VFSB_GUEST_MEM:-2048}" ;;
 	esac
 	i=0
 	while [ $i -lt "$runs" ]; do

@@ -28,10 +28,11 @@ say "hung_task_timeout_secs=$(cat /proc/sys/kernel/hung_task_timeout_secs 2>/dev
 
 mkdir -p /mnt/st /mnt/se
 mount -t tmpfs -o size=64m tmpfs /mnt/st || exit 1
-dirs=/mnt/st
+# The watched directories, as the positional parameters (sh has no arrays).
+set -- /mnt/st
 if [ -n "${VFSB_SCRATCH_DEV:-}" ] && mkfs.ext4 -q -F "$VFSB_SCRATCH_DEV" >/dev/null 2>&1 &&
 	mount -t ext4 "$VFSB_SCRATCH_DEV" /mnt/se; then
-	dirs="$dirs /mnt/se"
+	set -- "$@" /mnt/se
 else
 	say "warning: no ext4 scratch filesystem; tmpfs only"
 fi
@@ -64,7 +65,7 @@ if [ "${VFSB_STRESS_COUNT:-0}" = 1 ] && [ "$mode" = vfsb ]; then
 	# One load, one watch (registers every hook), one unload (removes
 	# them), without writers: patching rounds per register/unregister.
 	count_start
-	vfsb_stress vfsb 1 60 0 $dirs
+	vfsb_stress vfsb 1 60 0 "$@"
 	count_report "1 cycle (load, watch, unload)"
 	count_start
 	insmod "$VFSB_KO"
@@ -75,12 +76,12 @@ if [ "${VFSB_STRESS_COUNT:-0}" = 1 ] && [ "$mode" = vfsb ]; then
 fi
 
 # The writers outlive the churn; they are stopped when it ends.
-vfsb_stress writers $((secs + 120)) $dirs &
+vfsb_stress writers $((secs + 120)) "$@" &
 wpid=$!
 sleep 2
 say "churn starts (uptime $(cut -d' ' -f1 /proc/uptime))"
 case "$mode" in
-vfsb) vfsb_stress vfsb "$cycles" "$secs" "$hold" $dirs ;;
+vfsb) vfsb_stress vfsb "$cycles" "$secs" "$hold" "$@" ;;
 *) vfsb_stress tracefs "$mode" "$cycles" "$secs" ;;
 esac
 rc=$?

@@ -50,6 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -57,8 +58,8 @@
 #include <sys/xattr.h>
 #include <linux/aio_abi.h>
 
-#include "../vfsb_util.h"
-#include "../vfsb_uring.h"
+#include "vfsb.h"
+#include "vfsb_uring.h"
 
 static volatile sig_atomic_t stop;
 
@@ -121,14 +122,14 @@ static void aio_write_once(struct aio_ctx *a, int fd, const char *buf)
 		syscall(__NR_io_getevents, a->ctx, 1, 1, &ev, NULL);
 }
 
-static void uring_write_once(struct ring *r, bool *up, int fd, const char *buf)
+static void uring_write_once(struct vfsb_uring *r, bool *up, int fd, const char *buf)
 {
 	struct io_uring_sqe sqe;
 	int res;
 
 	if (!*up) {
-		if (ring_init(r)) {
-			ring_exit(r);
+		if (vfsb_uring_init(r, 8)) {
+			vfsb_uring_exit(r);
 			return;
 		}
 		*up = true;
@@ -139,7 +140,7 @@ static void uring_write_once(struct ring *r, bool *up, int fd, const char *buf)
 	sqe.addr = (unsigned long)buf;
 	sqe.len = 512;
 	sqe.off = 8192;
-	ring_run(r, &sqe, &res);
+	vfsb_uring_run(r, &sqe, &res);
 }
 
 /* Every kind of write, in turn, in DIR/w<id>. */
@@ -148,7 +149,7 @@ static unsigned long writer_mixed(const char *dir, int id, double end)
 	char d[256], f[300], g[300], sub[300];
 	static char buf[4096] __attribute__((aligned(4096)));
 	struct aio_ctx aio = { 0 };
-	struct ring ring;
+	struct vfsb_uring ring = { 0 };
 	bool ring_up = false;
 	unsigned long n = 0;
 	struct timeval tv[2] = { { 0 } };
@@ -191,7 +192,7 @@ static unsigned long writer_mixed(const char *dir, int id, double end)
 		n++;
 	}
 	if (ring_up)
-		ring_exit(&ring);
+		vfsb_uring_exit(&ring);
 	if (aio.up)
 		syscall(__NR_io_destroy, aio.ctx);
 	return n;
