@@ -39,6 +39,8 @@ MODULE_PARM_DESC(hooks_linger_ms,
 /*
  * Test knob: a function named here counts as absent from this kernel,
  * so the suite can show what a consumer sees when a hook is missing.
+ * Compared as sysfs input (`echo NAME`); a lone newline clears it, as
+ * sysfs ignores an empty write.
  */
 static char *fail_hook;
 module_param(fail_hook, charp, 0600);
@@ -177,7 +179,7 @@ static int vfsb_resolve(unsigned long *addr)
 		if (register_kprobe(&kps[i]))
 			continue;
 		list[nr++] = &kps[i];
-		if (!fail_hook || strcmp(fail_hook, vfsb_hooks[i].symbol))
+		if (!fail_hook || !sysfs_streq(fail_hook, vfsb_hooks[i].symbol))
 			addr[i] = (unsigned long)kps[i].addr;
 	}
 	if (nr)
