@@ -11,7 +11,7 @@ KVER ?=
 BUILD := $(if $(VFSB_BUILD),$(VFSB_BUILD),$(CURDIR)/build)
 
 .PHONY: all deps module lib selftests tools lint check check-matrix demo \
-	bench clean dkms-install dkms-uninstall
+	bench stress clean dkms-install dkms-uninstall
 
 all: module selftests tools
 
@@ -50,6 +50,12 @@ demo: deps
 # Benchmarks, side by side in one guest boot (see BENCHMARKS.md).
 bench: deps
 	@scripts/run-guest.sh bench $(KVER)
+
+# Hooks registered and removed in a loop under write load, in
+# single-threaded TCG (see scripts/stress.sh, selftests/stress/README.md);
+# KINDS: 6.1 6.12 7 debug.
+stress: deps
+	@scripts/stress.sh $(KINDS)
 
 # Everything built: the build directory (modules for every kernel, DKMS
 # trees, libvfsb, programs, guest images) and what a kbuild run in

@@ -18,7 +18,8 @@
 #   VFSB_STRESS_RUNS    boots per kernel (default 1)
 #   VFSB_STRESS_GRACE   seconds of console kept after the first hang line
 #                       before the guest is stopped (default 45)
-#   VFSB_QEMU_ACCEL, VFSB_QEMU_SMP, VFSB_GUEST_MEM: see scripts/guest.sh
+#   VFSB_QEMU_ACCEL     default here tcg,thread=single (see below);
+#   VFSB_QEMU_SMP, VFSB_GUEST_MEM: see scripts/guest.sh
 #   VFSB_NO_DKMS, VFSB_KO, VFSB_KCACHE: see scripts/run-guest.sh
 # Output: one line per boot, "STRESS <kernel> run N: <cycles> cycles,
 # PASS|HANG|FAIL (...)" with the first hang lines, and the closing line
@@ -32,6 +33,9 @@
 # translation; tracefs alone, without vfsbarrier, does the same, and
 # single-threaded TCG (VFSB_QEMU_ACCEL=tcg,thread=single) does not.
 set -u
+# Multi-threaded TCG (QEMU 7.2) runs stale translations of patched kernel
+# text, with or without this module (see above): single-threaded by default.
+export VFSB_QEMU_ACCEL="${VFSB_QEMU_ACCEL:-tcg,thread=single}"
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 kinds=${*:-6.1}
