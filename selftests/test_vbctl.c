@@ -29,6 +29,7 @@
 #define DIR_W		"/tmp/vbctl-w"		/* watched by the fixture */
 #define DIR_U		"/tmp/vbctl-u"		/* watched by nobody */
 #define DIR_MANY	"/tmp/vbctl-many"
+#define DIR_F		"/tmp/vbctl-f"		/* followed across remounts */
 #define NMANY		300	/* more than vbctl stats once showed (256) */
 #define WAIT_MS		20000	/* bounds a broken run only */
 
@@ -192,6 +193,9 @@ static int wait_stderr(struct proc *p, struct run *r, const char *text)
 	return 0;
 }
 
+/* Waits until the started vbctl printed text n times on stdout (into r). */
+static int wait_stdout(struct proc *p, struct run *r, const char *text, int n);
+
 /* ---- checking what it printed ---- */
 
 /* Every non-empty line that starts like JSON is valid JSON; how many. */
@@ -232,6 +236,18 @@ static int count(const char *text, const char *what)
 	TH_LOG("stdout lacks '%s':\n%.2000s", text, res.out)
 #define EXPECT_ERR(text) EXPECT_NE(NULL, strstr(res.err, text)) \
 	TH_LOG("stderr lacks '%s':\n%.2000s", text, res.err)
+
+static int wait_stdout(struct proc *p, struct run *r, const char *text, int n)
+{
+	struct pollfd pfd = { p->out, POLLIN, 0 };
+
+	while (count(r->out, text) < n) {
+		if (poll(&pfd, 1, WAIT_MS) != 1 ||
+		    !drain(p->out, r->out, sizeof(r->out), &r->out_len))
+			return -1;
+	}
+	return 0;
+}
 
 /* "M:m" of path's filesystem. */
 static const char *dev_of(const char *path, char *buf)
@@ -514,6 +530,62 @@ TEST_F(watched, session_errors_set_the_exit_code)
 	EXPECT_ERR("this is a session already");
 	EXPECT_EQ(1, vbctl_in("watch " DIR_W "\n", "watch", DIR_W, "--stdin"));
 	EXPECT_ERR("already watched by this process");
+}
+
+/*
+ * watch --follow: the filesystem mounted at PATH is watched, the watch
+ * of one that is unmounted is dropped (no dead watch left), and the next
+ * one mounted there is watched.
+ */
+TEST(watch_follow_rewatches_after_remount)
+{
+	char *argv[] = { "vbctl", "watch", "--follow", DIR_F, NULL };
+	char want[160], dev1[24], dev2[24];
+	struct vfsb_sb_stats st, *all = NULL;
+	unsigned int i, n = 0;
+	struct proc p;
+	int dev;
+
+	mkdir("/tmp/vbctl-plain", 0755);
+	EXPECT_EQ(2, vbctl("watch", "--follow", "/tmp/vbctl-plain"));
+	EXPECT_ERR("is not a mount point");
+	EXPECT_EQ(2, vbctl("watch", "--follow", "--stdin", "/tmp/vbctl-plain"));
+	EXPECT_ERR("do not go together");
+
+	ASSERT_EQ(0, mount_tmpfs(DIR_F));
+	dev_of(DIR_F, dev1);
+	dev = vfsb_open();
+	ASSERT_LE(0, dev);
+	run_reset(&res);
+	ASSERT_EQ(0, spawn(&p, false, argv));
+	snprintf(want, sizeof(want), "watching " DIR_F " (dev %s)\n", dev1);
+	ASSERT_EQ(0, wait_stdout(&p, &res, want, 1)) TH_LOG("%s%s", res.out, res.err);
+	ASSERT_EQ(0, vfsb_stats_path(dev, DIR_F, &st));
+	EXPECT_EQ(1, st.watchers);
+
+	ASSERT_EQ(0, umount(DIR_F));
+	snprintf(want, sizeof(want), "unmounted " DIR_F " (dev %s): watch dropped\n",
+		 dev1);
+	ASSERT_EQ(0, wait_stdout(&p, &res, want, 1)) TH_LOG("%s%s", res.out, res.err);
+	ASSERT_EQ(0, mount_tmpfs(DIR_F));
+	dev_of(DIR_F, dev2);
+	ASSERT_EQ(0, wait_stdout(&p, &res, "watching " DIR_F " (dev ", 2))
+		TH_LOG("%s%s", res.out, res.err);
+	snprintf(want, sizeof(want), "watching " DIR_F " (dev %s)\n", dev2);
+	EXPECT_OUT(want);
+	ASSERT_EQ(0, vfsb_stats_path(dev, DIR_F, &st));
+	EXPECT_EQ(1, st.watchers);
+	/* the unmounted one's watch was dropped: nothing tracks it */
+	ASSERT_EQ(0, vfsb_stats(dev, &all, &n));
+	for (i = 0; i < n; i++)
+		EXPECT_FALSE(all[i].flags & VFSB_STATS_UNMOUNTED);
+	free(all);
+
+	kill(p.pid, SIGTERM);
+	finish(&p, &res);
+	EXPECT_EQ(0, res.status) TH_LOG("stderr: %s", res.err);
+	close(dev);
+	umount(DIR_F);
 }
 
 /* ---- the record stream ---- */

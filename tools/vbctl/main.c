@@ -19,12 +19,14 @@ static const struct command {
 	  "version [--json]\n"
 	  "      module version, ABI and features (GET_VERSION)" },
 	{ "watch", cmd_watch,
-	  "watch PATH... [--stdin]\n"
+	  "watch PATH... [--stdin | --follow]\n"
 	  "      watch these filesystems (WATCH) for as long as vbctl runs: a watch\n"
 	  "      belongs to the open device and ends with it; until SIGINT/SIGTERM, or\n"
 	  "      with --stdin until the end of its input, running the commands it\n"
 	  "      reads there (one per line: watch, unwatch, list, barrier, stats,\n"
-	  "      version) on its own watches" },
+	  "      version) on its own watches; --follow: each PATH is a mount point,\n"
+	  "      and whatever is mounted there is watched, across unmounts and\n"
+	  "      remounts (one line each: watching, unmounted)" },
 	{ "unwatch", cmd_unwatch,
 	  "unwatch PATH...\n"
 	  "      stop watching (UNWATCH): only in a watch --stdin session, whose\n"

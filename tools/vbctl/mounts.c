@@ -20,7 +20,7 @@ const char *vb_dev_str(__u32 dev, char *buf)
 }
 
 /* mountinfo writes space, tab, newline and backslash as \ooo */
-static void unescape(char *s)
+void vb_unescape(char *s)
 {
 	char *d = s;
 
@@ -56,7 +56,7 @@ int vb_mount_point(__u32 dev, char *buf, size_t sz)
 			continue;
 		if (found && strcmp(root, "/"))
 			continue;
-		unescape(mnt);
+		vb_unescape(mnt);
 		snprintf(buf, sz, "%s", mnt);
 		found = true;
 		if (!strcmp(root, "/"))

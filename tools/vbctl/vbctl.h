@@ -8,6 +8,7 @@
 #ifndef VBCTL_H
 #define VBCTL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <getopt.h>
 #include <linux/types.h>
@@ -82,5 +83,11 @@ const char *vb_dev_str(__u32 dev, char *buf);
 /* A mount point of the filesystem dev (the ABI's encoding), for the
    filesystems vbctl knows only by number: 0, or -ENOENT. */
 int vb_mount_point(__u32 dev, char *buf, size_t sz);
+/* Undoes mountinfo's \ooo escapes of a path, in place. */
+void vb_unescape(char *s);
+
+/* watch --follow PATH... (follow.c): until *stop, or a failure. */
+int follow_run(struct vbctl *vb, int argc, char **argv,
+	       volatile sig_atomic_t *stop);
 
 #endif /* VBCTL_H */

@@ -22,7 +22,7 @@
 #include "jw.h"
 #include "vbctl.h"
 
-#define WATCH_USAGE "watch PATH... [--stdin]"
+#define WATCH_USAGE "watch PATH... [--stdin | --follow]"
 #define UNWATCH_USAGE "unwatch PATH..."
 #define LIST_USAGE "list [--json]"
 
@@ -79,28 +79,40 @@ int cmd_watch(struct vbctl *vb, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "stdin", no_argument, NULL, 's' },
+		{ "follow", no_argument, NULL, 'f' },
 		VB_OPT_HELP, VB_OPT_END,
 	};
-	bool commands = false;
+	bool commands = false, follow = false;
+	const char *bad = NULL;
 	int c, ret;
 
 	vb_getopt_reset();
 	while ((c = vb_getopt(argc, argv, opts, WATCH_USAGE)) != -1) {
 		if (c == 'h')
 			return VB_OK;
-		if (c != 's')
+		if (c == 's')
+			commands = true;
+		else if (c == 'f')
+			follow = true;
+		else
 			return VB_USAGE;
-		commands = true;
 	}
-	if (optind == argc || (commands && vb->session)) {
-		vb_err("watch: %s (usage: vbctl %s)", optind == argc ?
-		       "no PATH" : "--stdin: this is a session already", WATCH_USAGE);
+	if (optind == argc)
+		bad = "no PATH";
+	else if ((commands || follow) && vb->session)
+		bad = "--stdin, --follow: this is a session already";
+	else if (commands && follow)
+		bad = "--stdin and --follow do not go together";
+	if (bad) {
+		vb_err("watch: %s (usage: vbctl %s)", bad, WATCH_USAGE);
 		return VB_USAGE;
 	}
 	/* before "watching": a script may signal as soon as it reads that */
 	if (!vb->session)
 		catch_stop_signals();
 	ret = vb_open(vb);
+	if (!ret && follow)
+		return follow_run(vb, argc, argv, &stop);
 	if (!ret)
 		ret = each_path(vb, argc, argv, true);
 	if (ret || vb->session)
