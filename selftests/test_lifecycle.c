@@ -206,6 +206,23 @@ TEST(dead_watches_are_not_waited_on)
 	umount(DIR_T);
 }
 
+/*
+ * A fresh ext4 on the scratch disk at DIR_E, watched by a new
+ * non-blocking subscriber *dev: 0, -ENODEV (no disk: skip) or -errno.
+ */
+static int subscribed_ext4(int *dev)
+{
+	int ret = mount_ext4(DIR_E);
+
+	if (ret)
+		return ret;
+	*dev = vfsb_open_flags(O_NONBLOCK);
+	if (*dev < 0)
+		return -errno;
+	ret = vfsb_subscribe(*dev, 0, 0, 0, NULL);
+	return ret ? ret : vfsb_watch_path(*dev, DIR_E);
+}
+
 /* The filesystem's UUID, not its dev, is what survives a remount. */
 TEST(remount_keeps_the_uuid)
 {
@@ -213,14 +230,10 @@ TEST(remount_keeps_the_uuid)
 	__u8 uuid[16];
 	int dev, ret, i, n = 0;
 
-	ret = mount_ext4(DIR_E);
+	ret = subscribed_ext4(&dev);
 	if (ret == -ENODEV)
 		SKIP(return, "no scratch disk");
 	ASSERT_EQ(0, ret);
-	dev = vfsb_open_flags(O_NONBLOCK);
-	ASSERT_LE(0, dev);
-	ASSERT_EQ(0, vfsb_subscribe(dev, 0, 0, 0, NULL));
-	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_E));
 	ASSERT_EQ(0, put_file(DIR_E "/one", "1"));
 	ASSERT_EQ(0, umount(DIR_E));
 	ASSERT_EQ(0, mount(getenv("VFSB_SCRATCH_DEV"), DIR_E, "ext4", 0, NULL));
@@ -269,14 +282,10 @@ TEST(barrier_returns_while_a_create_waits_on_freeze)
 	pthread_t th;
 	int dev, dir, ret;
 
-	ret = mount_ext4(DIR_E);
+	ret = subscribed_ext4(&dev);
 	if (ret == -ENODEV)
 		SKIP(return, "no scratch disk");
 	ASSERT_EQ(0, ret);
-	dev = vfsb_open_flags(O_NONBLOCK);
-	ASSERT_LE(0, dev);
-	ASSERT_EQ(0, vfsb_subscribe(dev, 0, 0, 0, NULL));
-	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_E));
 	dir = open(DIR_E, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, dir);
 	ASSERT_EQ(0, ioctl(dir, FIFREEZE, 0));
@@ -321,47 +330,72 @@ static void *bg_freeze_fn(void *arg)
 	return NULL;
 }
 
-TEST(freeze_while_a_barrier_waits)
-{
-	struct bg_freeze f = { 0 };
+/* A watched ext4 with a write(2) held in flight in it (userfaultfd). */
+FIXTURE(held) {
 	struct uffd_hold h;
-	pthread_t th;
-	__u64 cookie;
-	int dev, dir, fd, ret;
+	int dev, dir, fd;
+	bool holding;
+};
 
+FIXTURE_SETUP(held)
+{
+	int ret;
+
+	self->dev = self->dir = self->fd = -1;
+	self->holding = false;
 	ret = mount_ext4(DIR_E);
 	if (ret == -ENODEV)
 		SKIP(return, "no scratch disk");
 	ASSERT_EQ(0, ret);
-	dev = vfsb_open();
-	ASSERT_LE(0, dev);
-	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_E));
-	dir = open(DIR_E, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	ASSERT_LE(0, dir);
-	f.dir = dir;
-	fd = open(DIR_E "/held", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, uffd_hold_start(&h, fd));
-	ASSERT_EQ(0, vfsb_barrier_start_path(dev, DIR_E, 0, &cookie));
+	self->dev = vfsb_open();
+	ASSERT_LE(0, self->dev);
+	ASSERT_EQ(0, vfsb_watch_path(self->dev, DIR_E));
+	self->dir = open(DIR_E, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, self->dir);
+	self->fd = open(DIR_E "/held", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, uffd_hold_start(&self->h, self->fd));
+	self->holding = true;
+}
+
+FIXTURE_TEARDOWN(held)
+{
+	if (self->holding && !uffd_hold_done(&self->h))
+		uffd_hold_release(&self->h);
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->dir >= 0) {
+		ioctl(self->dir, FITHAW, 0);
+		close(self->dir);
+	}
+	if (self->dev >= 0)
+		close(self->dev);
+	umount2(DIR_E, MNT_DETACH);
+}
+
+TEST_F(held, freeze_while_a_barrier_waits)
+{
+	struct bg_freeze f = { .dir = self->dir };
+	pthread_t th;
+	__u64 cookie;
+
+	ASSERT_EQ(0, vfsb_barrier_start_path(self->dev, DIR_E, 0, &cookie));
 	/* FIFREEZE in a thread: it waits for the held write */
 	ASSERT_EQ(0, pthread_create(&th, NULL, bg_freeze_fn, &f));
 	while (!__atomic_load_n(&f.tid, __ATOMIC_ACQUIRE))
 		usleep(1000);
 	/* the freeze is under way, waiting for the held write */
 	ASSERT_EQ(0, wait_sleeping(f.tid));
-	EXPECT_EQ(VFSB_BARRIER_PENDING, vfsb_barrier_poll(dev, cookie, NULL));
-	EXPECT_EQ(0, uffd_hold_done(&h));
-	EXPECT_EQ((ssize_t)h.u.page, uffd_hold_release(&h));
+	EXPECT_EQ(VFSB_BARRIER_PENDING,
+		  vfsb_barrier_poll(self->dev, cookie, NULL));
+	EXPECT_EQ(0, uffd_hold_done(&self->h));
+	EXPECT_EQ((ssize_t)self->h.u.page, uffd_hold_release(&self->h));
 	pthread_join(th, NULL);
 	EXPECT_EQ(0, f.ret);
 	/* the write is done, the filesystem frozen: the barrier completed */
-	EXPECT_EQ(0, vfsb_barrier_wait(dev, cookie, 5000));
-	EXPECT_EQ(0, vfsb_barrier_path(dev, DIR_E, 0, 5000));
-	EXPECT_EQ(0, ioctl(dir, FITHAW, 0));
-	close(fd);
-	close(dir);
-	close(dev);
-	umount2(DIR_E, MNT_DETACH);
+	EXPECT_EQ(0, vfsb_barrier_wait(self->dev, cookie, 5000));
+	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_E, 0, 5000));
+	EXPECT_EQ(0, ioctl(self->dir, FITHAW, 0));
 }
 
 /*
@@ -369,35 +403,22 @@ TEST(freeze_while_a_barrier_waits)
  * result is the filesystem's business), its section with it, and the
  * barrier returns; nothing is left in flight.
  */
-TEST(shutdown_with_a_write_in_flight)
+TEST_F(held, shutdown_with_a_write_in_flight)
 {
 	__u32 how = SHUTDOWN_NOLOGFLUSH;
-	struct uffd_hold h;
-	int dev, dir, fd, ret;
 
-	ret = mount_ext4(DIR_E);
-	if (ret == -ENODEV)
-		SKIP(return, "no scratch disk");
-	ASSERT_EQ(0, ret);
-	dev = vfsb_open();
-	ASSERT_LE(0, dev);
-	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_E));
-	dir = open(DIR_E, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	ASSERT_LE(0, dir);
-	fd = open(DIR_E "/held", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, uffd_hold_start(&h, fd));
-	EXPECT_LE(1, fs_in_flight(dev, DIR_E));
-	ASSERT_EQ(0, ioctl(dir, FS_IOC_SHUTDOWN, &how));
-	EXPECT_EQ(-ETIMEDOUT, vfsb_barrier_path(dev, DIR_E, 0, 100));
-	uffd_hold_release(&h);
-	EXPECT_EQ(0, vfsb_barrier_path(dev, DIR_E, 0, 5000));
-	EXPECT_EQ(0, fs_in_flight(dev, DIR_E));
-	close(fd);
-	close(dir);
+	EXPECT_LE(1, fs_in_flight(self->dev, DIR_E));
+	ASSERT_EQ(0, ioctl(self->dir, FS_IOC_SHUTDOWN, &how));
+	EXPECT_EQ(-ETIMEDOUT, vfsb_barrier_path(self->dev, DIR_E, 0, 100));
+	uffd_hold_release(&self->h);
+	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_E, 0, 5000));
+	EXPECT_EQ(0, fs_in_flight(self->dev, DIR_E));
+	close(self->fd);
+	self->fd = -1;
+	close(self->dir);
+	self->dir = -1;
 	EXPECT_EQ(0, umount(DIR_E));
-	EXPECT_EQ(1, list_count(dev));
-	close(dev);
+	EXPECT_EQ(1, list_count(self->dev));
 }
 
 /*

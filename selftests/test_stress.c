@@ -22,17 +22,15 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/aio_abi.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <sys/xattr.h>
 
 #include "vfsb.h"
-#include "vfsb_uring.h"
+#include "mixed_writes.h"
 #include "task.h"
 #include "testfs.h"
 #include "kselftest_harness.h"
@@ -62,62 +60,12 @@ static bool stopping(void)
 /* Every kind of write the module hooks, in dir/w<id>. */
 static int role_writer(const char *dir, int id)
 {
-	static char buf[4096] __attribute__((aligned(4096)));
-	char d[128], f[160], g[160], sub[160];
-	struct vfsb_uring ring = { 0 };
-	bool ring_up = !vfsb_uring_init(&ring, 4);
-	aio_context_t aio = 0;
-	bool aio_up = !syscall(SYS_io_setup, 4, &aio);
+	struct mixed_writes m;
 
-	memset(buf, 'x', sizeof(buf));
-	snprintf(d, sizeof(d), "%s/w%d", dir, id);
-	mkdir(d, 0755);
-	snprintf(f, sizeof(f), "%s/f", d);
-	snprintf(g, sizeof(g), "%s/g", d);
-	snprintf(sub, sizeof(sub), "%s/sub", d);
-	while (!stopping()) {
-		int fd = open(f, O_CREAT | O_TRUNC | O_RDWR, 0644);
-		char *p;
-
-		if (fd < 0)
-			continue;
-		/* results do not matter here, only that the calls are made */
-		(void)!write(fd, buf, 1000);
-		(void)!pwrite(fd, buf, 512, 100);
-		(void)!ftruncate(fd, 16384);
-		if (ring_up)
-			vfsb_uring_write(&ring, fd, buf, 512, 8192, 1);
-		if (aio_up) {
-			struct iocb cb = { 0 }, *cbs[1] = { &cb };
-			struct io_event ev;
-
-			cb.aio_fildes = fd;
-			cb.aio_lio_opcode = IOCB_CMD_PWRITE;
-			cb.aio_buf = (unsigned long)buf;
-			cb.aio_nbytes = 512;
-			cb.aio_offset = 4096;
-			if (syscall(SYS_io_submit, aio, 1, cbs) == 1)
-				syscall(SYS_io_getevents, aio, 1, 1, &ev, NULL);
-		}
-		p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (p != MAP_FAILED) {
-			p[0] = 'm';
-			munmap(p, 4096);
-		}
-		fsetxattr(fd, "trusted.vb", "v", 1, 0);
-		close(fd);
-		chmod(f, 0600);
-		truncate(f, 10);
-		rename(f, g);
-		link(g, f);
-		unlink(g);
-		mkdir(sub, 0755);
-		rmdir(sub);
-	}
-	if (ring_up)
-		vfsb_uring_exit(&ring);
-	if (aio_up)
-		syscall(SYS_io_destroy, aio);
+	mixed_writes_init(&m, dir, id);
+	while (!stopping())
+		mixed_writes_round(&m);
+	mixed_writes_exit(&m);
 	return 0;
 }
 

@@ -60,6 +60,7 @@
 
 #include "vfsb.h"
 #include "vfsb_uring.h"
+#include "../mixed_writes.h"
 
 static volatile sig_atomic_t stop;
 
@@ -97,105 +98,16 @@ static void say(const char *fmt, ...)
 
 /* ---- writers ---- */
 
-struct aio_ctx {
-	aio_context_t ctx;
-	bool up;
-};
-
-static void aio_write_once(struct aio_ctx *a, int fd, const char *buf)
-{
-	struct iocb cb, *cbs[1] = { &cb };
-	struct io_event ev;
-
-	if (!a->up) {
-		if (syscall(__NR_io_setup, 4, &a->ctx))
-			return;
-		a->up = true;
-	}
-	memset(&cb, 0, sizeof(cb));
-	cb.aio_fildes = fd;
-	cb.aio_lio_opcode = IOCB_CMD_PWRITE;
-	cb.aio_buf = (unsigned long)buf;
-	cb.aio_nbytes = 512;
-	cb.aio_offset = 4096;
-	if (syscall(__NR_io_submit, a->ctx, 1, cbs) == 1)
-		syscall(__NR_io_getevents, a->ctx, 1, 1, &ev, NULL);
-}
-
-static void uring_write_once(struct vfsb_uring *r, bool *up, int fd, const char *buf)
-{
-	struct io_uring_sqe sqe;
-	int res;
-
-	if (!*up) {
-		if (vfsb_uring_init(r, 8)) {
-			vfsb_uring_exit(r);
-			return;
-		}
-		*up = true;
-	}
-	memset(&sqe, 0, sizeof(sqe));
-	sqe.opcode = IORING_OP_WRITE;
-	sqe.fd = fd;
-	sqe.addr = (unsigned long)buf;
-	sqe.len = 512;
-	sqe.off = 8192;
-	vfsb_uring_run(r, &sqe, &res);
-}
-
 /* Every kind of write, in turn, in DIR/w<id>. */
 static unsigned long writer_mixed(const char *dir, int id, double end)
 {
-	char d[256], f[300], g[300], sub[300];
-	static char buf[4096] __attribute__((aligned(4096)));
-	struct aio_ctx aio = { 0 };
-	struct vfsb_uring ring = { 0 };
-	bool ring_up = false;
-	unsigned long n = 0;
-	struct timeval tv[2] = { { 0 } };
+	struct mixed_writes m;
 
-	memset(buf, 'x', sizeof(buf));
-	snprintf(d, sizeof(d), "%s/w%d", dir, id);
-	mkdir(d, 0755);
-	snprintf(f, sizeof(f), "%s/f", d);
-	snprintf(g, sizeof(g), "%s/g", d);
-	snprintf(sub, sizeof(sub), "%s/sub", d);
-	while (!stop && now() < end) {
-		int fd = open(f, O_CREAT | O_TRUNC | O_RDWR, 0644);
-		char *p;
-
-		if (fd >= 0) {
-			/* results do not matter, only the calls */
-			(void)!write(fd, buf, sizeof(buf));
-			(void)!pwrite(fd, buf, 512, 100);
-			(void)!ftruncate(fd, 16384);
-			uring_write_once(&ring, &ring_up, fd, buf);
-			aio_write_once(&aio, fd, buf);
-			p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-				 MAP_SHARED, fd, 0);
-			if (p != MAP_FAILED) {
-				p[7] = (char)n;
-				munmap(p, 4096);
-			}
-			fchmod(fd, (n & 1) ? 0600 : 0644);
-			fsetxattr(fd, "trusted.vfsb", buf, 8, 0);
-			close(fd);
-		}
-		chmod(f, 0644);
-		utimes(f, tv);
-		setxattr(f, "trusted.vfsb2", buf, 16, 0);
-		(void)!truncate(f, 100);
-		rename(f, g);
-		unlink(g);
-		mkdir(sub, 0755);
-		rmdir(sub);
-		n++;
-	}
-	if (ring_up)
-		vfsb_uring_exit(&ring);
-	if (aio.up)
-		syscall(__NR_io_destroy, aio.ctx);
-	return n;
+	mixed_writes_init(&m, dir, id);
+	while (!stop && now() < end)
+		mixed_writes_round(&m);
+	mixed_writes_exit(&m);
+	return m.rounds;
 }
 
 /* The hottest pair: mnt_want_write()/mnt_drop_write() and vfs_write(). */
