@@ -134,13 +134,6 @@ static void vfsb_exp_work(struct work_struct *work)
 	vfsb_tracking_put(vsb);
 }
 
-void vfsb_barrier_init_tracking(struct vfsb_sb *vsb)
-{
-	spin_lock_init(&vsb->exp_lock);
-	INIT_LIST_HEAD(&vsb->exp_waiting);
-	INIT_WORK(&vsb->exp_work, vfsb_exp_work);
-}
-
 static void vfsb_gp_start_expedited(struct vfsb_gp *gp)
 {
 	struct vfsb_sb *vsb = gp->vsb;
@@ -150,6 +143,15 @@ static void vfsb_gp_start_expedited(struct vfsb_gp *gp)
 	list_add_tail(&gp->exp_node, &vsb->exp_waiting);
 	start = !vsb->exp_running;
 	vsb->exp_running = true;
+	/*
+	 * The first round of this tracking: its work item was never
+	 * queued, so it can be set up here (the tracking, a lower layer,
+	 * knows nothing of barriers).
+	 */
+	if (start && !vsb->exp_work_ready) {
+		INIT_WORK(&vsb->exp_work, vfsb_exp_work);
+		vsb->exp_work_ready = true;
+	}
 	spin_unlock(&vsb->exp_lock);
 	if (start) {
 		vfsb_tracking_get(vsb);

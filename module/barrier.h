@@ -11,8 +11,6 @@ struct super_block;
 struct vfsb_client;
 struct vfsb_sb;
 
-void vfsb_barrier_init_tracking(struct vfsb_sb *vsb);
-
 /*
  * Each takes over one tracking reference per entry of vsbs (also on
  * failure) and the array itself (kfree()d).

@@ -16,7 +16,6 @@
 #include <linux/rculist.h>
 #include <linux/slab.h>
 
-#include "barrier.h"
 #include "hookreg.h"
 #include "tracking.h"
 #include "vfsb.h"
@@ -122,7 +121,8 @@ struct vfsb_sb *vfsb_tracking_get_or_create(struct super_block *sb)
 	refcount_set(&vsb->ref, 1);
 	spin_lock_init(&vsb->subs_lock);
 	INIT_LIST_HEAD(&vsb->subs);
-	vfsb_barrier_init_tracking(vsb);
+	spin_lock_init(&vsb->exp_lock);
+	INIT_LIST_HEAD(&vsb->exp_waiting);
 	INIT_WORK(&vsb->free_work, vfsb_tracking_free_work);
 	__module_get(THIS_MODULE);
 	hash_add_rcu(vfsb_sb_table, &vsb->hnode, (unsigned long)sb);

@@ -56,6 +56,7 @@ struct vfsb_sb {
 	spinlock_t exp_lock;
 	struct list_head exp_waiting;	/* for the next round */
 	bool exp_running;
+	bool exp_work_ready;		/* exp_work set up (first round) */
 	struct work_struct exp_work;
 
 	/* teardown: RCU, then SRCU, then free (no thread waits) */
