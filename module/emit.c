@@ -24,7 +24,6 @@
 
 #include "emit.h"
 #include "ring.h"
-#include "sections.h"
 #include "tracking.h"
 
 struct vfsb_rec_buf {
@@ -207,14 +206,16 @@ static void vfsb_push_all(struct vfsb_sb *vsb, struct vfsb_record *rec,
 /*
  * Announces a change on sb to its subscribers, before the change is
  * made. Callers: the hooks, in the operation's task, with whatever the
- * operation holds (never a lock of ours).
+ * operation holds (never a lock of ours); fenced: a section of sb's
+ * tracking covers the change (sections.c said so), else the record is
+ * flagged unfenced and a RESCAN follows.
  */
-void vfsb_announce(struct super_block *sb, const struct vfsb_event *ev)
+void vfsb_announce(struct super_block *sb, const struct vfsb_event *ev,
+		   bool fenced)
 {
 	struct vfsb_record *rec;
 	struct vfsb_ckey key;
 	struct vfsb_sb *vsb;
-	bool fenced;
 
 	if (!atomic_read(&vfsb_nr_rings) || !sb)
 		return;
@@ -222,8 +223,6 @@ void vfsb_announce(struct super_block *sb, const struct vfsb_event *ev)
 	vsb = vfsb_tracking_lookup_rcu(sb);
 	if (!vsb || list_empty(&vsb->subs))
 		goto out;
-	fenced = vfsb_task_covers(vsb);
-
 	rec = (void *)get_cpu_ptr(&vfsb_rec_buf);
 	vfsb_build(vsb, sb, ev, rec, &key);
 	if (!fenced)

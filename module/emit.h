@@ -24,7 +24,8 @@ struct vfsb_event {
 	u64 length;
 };
 
-void vfsb_announce(struct super_block *sb, const struct vfsb_event *ev);
+void vfsb_announce(struct super_block *sb, const struct vfsb_event *ev,
+		   bool fenced);
 void vfsb_emit_rescan(struct vfsb_sb *vsb, u32 why);
 void vfsb_emit_unmount(struct vfsb_sb *vsb);
 u64 vfsb_next_cookie(void);

@@ -121,12 +121,11 @@ static void vfsb_call_end(struct vfsb_call *c)
 static void vfsb_announce_change(struct super_block *sb,
 				 const struct vfsb_event *ev, bool open)
 {
-	if (open)
-		vfsb_task_ensure_cover(sb);
-	else
-		vfsb_task_check_cover(sb);
+	bool fenced = open ? vfsb_task_ensure_cover(sb) :
+			     vfsb_task_check_cover(sb);
+
 	if (atomic_read(&vfsb_nr_rings))
-		vfsb_announce(sb, ev);
+		vfsb_announce(sb, ev, fenced);
 }
 
 /*

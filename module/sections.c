@@ -383,47 +383,56 @@ static int vfsb_task_push_armed(const struct vfsb_section *s,
  * watch), one opens now and lasts until the syscall returns: at most a
  * few instructions after the change on a syscall path. A kernel thread
  * never returns to user space: its change goes on unbracketed, and its
- * filesystem gets a RESCAN record.
+ * filesystem gets a RESCAN record. Returns whether a section of sb's
+ * tracking covers the task now (false: untracked, or not bracketed).
  */
-void vfsb_task_ensure_cover(struct super_block *sb)
+bool vfsb_task_ensure_cover(struct super_block *sb)
 {
 	struct vfsb_section s;
 	bool covered;
 	int ret;
 
 	if (!atomic_read(&vfsb_nr_tracked) || !sb)
-		return;
+		return false;
 	rcu_read_lock();
 	s.vsb = vfsb_tracking_lookup_rcu(sb);
-	covered = !s.vsb || vfsb_task_covers(s.vsb);
-	if (!covered)
+	covered = s.vsb && vfsb_task_covers(s.vsb);
+	if (s.vsb && !covered)
 		vfsb_section_enter(&s, true);
 	rcu_read_unlock();
-	if (covered)
-		return;
+	if (covered || !s.vsb)
+		return covered;
 	ret = vfsb_task_push_armed(&s, VFSB_HOLD_SYSCALL, NULL);
 	if (ret) {
 		vfsb_section_missed(s.vsb, vfsb_hold_why(ret));
 		vfsb_section_end(&s);
+		return false;
 	}
+	return true;
 }
 
 /*
  * A change that must not get a section of its own here (an async write
  * whose submission was not hooked) is about to be announced: counted as
  * missed when no section covers it (the announcement says unfenced).
+ * Returns whether one does.
  */
-void vfsb_task_check_cover(struct super_block *sb)
+bool vfsb_task_check_cover(struct super_block *sb)
 {
 	struct vfsb_sb *vsb;
+	bool covered = false;
 
 	if (!atomic_read(&vfsb_nr_tracked) || !sb)
-		return;
+		return false;
 	rcu_read_lock();
 	vsb = vfsb_tracking_lookup_rcu(sb);
-	if (vsb && !vfsb_task_covers(vsb))
-		atomic64_inc(&vsb->missed);
+	if (vsb) {
+		covered = vfsb_task_covers(vsb);
+		if (!covered)
+			atomic64_inc(&vsb->missed);
+	}
 	rcu_read_unlock();
+	return covered;
 }
 
 /*

@@ -39,8 +39,8 @@ bool vfsb_task_release(struct super_block *sb, enum vfsb_hold kind,
 		       struct vfsb_section *s);
 void vfsb_task_unmark(const struct vfsb_sb *vsb);
 bool vfsb_task_covers(const struct vfsb_sb *vsb);
-void vfsb_task_ensure_cover(struct super_block *sb);
-void vfsb_task_check_cover(struct super_block *sb);
+bool vfsb_task_ensure_cover(struct super_block *sb);
+bool vfsb_task_check_cover(struct super_block *sb);
 void vfsb_task_submit_begin(struct super_block *sb, const void *key);
 void vfsb_task_submit_end(const void *key, bool queued);
 
