@@ -78,6 +78,10 @@ int vfsb_wait_device(int timeout_ms);
    *sb_dev (may be NULL) gets its dev in the ABI's encoding. */
 int vfsb_watch_fd(int dev, int fd, __u32 *sb_dev);
 int vfsb_unwatch_fd(int dev, int fd, __u32 *sb_dev);
+/* The same with the watch's id (WATCH: never 0), which also names the
+   watch of a filesystem since unmounted (UNWATCH_BY_ID). */
+int vfsb_watch_fd_id(int dev, int fd, __u32 *sb_dev, __u32 *id);
+int vfsb_unwatch_id(int dev, __u32 id, __u32 *sb_dev);
 /* The same by path (opened O_PATH for the call). */
 int vfsb_watch_path(int dev, const char *path);
 int vfsb_unwatch_path(int dev, const char *path);

@@ -38,22 +38,15 @@
 /* WATCH of path: its id, or -errno. */
 static long watch_id(int dev, const char *path)
 {
-	struct vfsb_watch w = { 0 };
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	__u32 id;
 	long ret;
 
-	w.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (w.fd < 0)
+	if (fd < 0)
 		return -errno;
-	ret = ioctl(dev, VFSB_IOC_WATCH, &w) ? -errno : (long)w.id;
-	close(w.fd);
-	return ret;
-}
-
-static int unwatch_id(int dev, __u32 id)
-{
-	struct vfsb_watch w = { .fd = -1, .flags = VFSB_UNWATCH_BY_ID, .id = id };
-
-	return ioctl(dev, VFSB_IOC_UNWATCH, &w) ? -errno : 0;
+	ret = vfsb_watch_fd_id(dev, fd, NULL, &id);
+	close(fd);
+	return ret ? ret : (long)id;
 }
 
 static int list_count(int dev)
@@ -153,13 +146,13 @@ TEST(unmount_is_announced_then_unwatched_by_id)
 	EXPECT_EQ(st.barriers, after.barriers);
 
 	/* by id: once, then it is gone */
-	EXPECT_EQ(0, unwatch_id(dev, id));
-	EXPECT_EQ(-ENOENT, unwatch_id(dev, id));
+	EXPECT_EQ(0, vfsb_unwatch_id(dev, id, NULL));
+	EXPECT_EQ(-ENOENT, vfsb_unwatch_id(dev, id, NULL));
 	EXPECT_EQ(0, list_count(dev));
-	EXPECT_EQ(-EINVAL, unwatch_id(dev, 0));
+	EXPECT_EQ(-EINVAL, vfsb_unwatch_id(dev, 0, NULL));
 	/* the other opener's watch is its own */
 	EXPECT_EQ(1, list_count(dev2));
-	EXPECT_EQ(0, unwatch_id(dev2, id2));
+	EXPECT_EQ(0, vfsb_unwatch_id(dev2, id2, NULL));
 	EXPECT_EQ(-ENOENT, stats_of(dev, sbuf.st_dev, &st));
 	close(dev);
 	close(dev2);
@@ -458,7 +451,7 @@ TEST_F_TIMEOUT(churn, mount_churn_leaves_no_dead_watch, 300)
 		ASSERT_EQ(0, rec_drain(dev, &b));
 		for (j = 0; j < b.n; j++)
 			unmounts += b.rec[j]->type == VFSB_REC_UNMOUNT;
-		EXPECT_EQ(0, unwatch_id(dev, id));
+		EXPECT_EQ(0, vfsb_unwatch_id(dev, id, NULL));
 		EXPECT_EQ(0, list_count(dev));
 	}
 	EXPECT_EQ(8, unmounts);

@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
 
 #include "vfsb.h"
 #include "vbctl.h"
@@ -32,32 +31,11 @@ struct followed {
 	__u32 dev;
 };
 
-/* Whether path (canonical) is the mount point of a mount. */
-static bool is_mount_point(const char *path)
-{
-	char line[8192], mnt[4096];
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*u %*u %*u:%*u %*s %4095s", mnt) != 1)
-			continue;
-		vb_unescape(mnt);
-		found = !strcmp(mnt, path);
-	}
-	fclose(f);
-	return found;
-}
-
 static void drop(struct vbctl *vb, struct followed *f, const char *why)
 {
-	struct vfsb_watch w = { .fd = -1, .flags = VFSB_UNWATCH_BY_ID,
-				.id = f->id };
 	char devs[24];
 
-	ioctl(vb->dev, VFSB_IOC_UNWATCH, &w);
+	vfsb_unwatch_id(vb->dev, f->id, NULL);
 	printf("%s %s (dev %s): watch dropped\n", why, f->path,
 	       vb_dev_str(f->dev, devs));
 	f->id = 0;
@@ -71,28 +49,28 @@ static void drop(struct vbctl *vb, struct followed *f, const char *why)
  */
 static int sync_one(struct vbctl *vb, struct followed *f)
 {
-	struct vfsb_watch w = { 0 };
+	__u32 id, dev;
 	char devs[24];
-	int ret;
+	int fd, ret;
 
-	if (!is_mount_point(f->path)) {
+	if (!vb_is_mount_point(f->path)) {
 		if (f->id)
 			drop(vb, f, "unmounted");
 		return VB_OK;
 	}
-	w.fd = open(f->path, O_PATH | O_CLOEXEC);
-	if (w.fd < 0)
+	fd = open(f->path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
 		return f->id ? VB_OK : vb_fail("watch", f->path, -errno);
-	ret = ioctl(vb->dev, VFSB_IOC_WATCH, &w) ? -errno : 0;
-	close(w.fd);
+	ret = vfsb_watch_fd_id(vb->dev, fd, &dev, &id);
+	close(fd);
 	if (ret == -EEXIST)
 		return VB_OK;
 	if (ret)
 		return vb_fail("watch", f->path, ret);
 	if (f->id)
 		drop(vb, f, "replaced");
-	f->id = w.id;
-	f->dev = w.dev;
+	f->id = id;
+	f->dev = dev;
 	printf("watching %s (dev %s)\n", f->path, vb_dev_str(f->dev, devs));
 	return VB_OK;
 }
@@ -112,7 +90,7 @@ int follow_run(struct vbctl *vb, int argc, char **argv,
 	for (i = 0; i < n && !ret; i++) {
 		if (!realpath(argv[optind + i], fl[i].path)) {
 			ret = vb_fail("watch", argv[optind + i], -errno);
-		} else if (!is_mount_point(fl[i].path)) {
+		} else if (!vb_is_mount_point(fl[i].path)) {
 			vb_err("watch: --follow: %s is not a mount point",
 			       argv[optind + i]);
 			ret = VB_USAGE;

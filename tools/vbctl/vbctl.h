@@ -83,8 +83,8 @@ const char *vb_dev_str(__u32 dev, char *buf);
 /* A mount point of the filesystem dev (the ABI's encoding), for the
    filesystems vbctl knows only by number: 0, or -ENOENT. */
 int vb_mount_point(__u32 dev, char *buf, size_t sz);
-/* Undoes mountinfo's \ooo escapes of a path, in place. */
-void vb_unescape(char *s);
+/* Whether path (canonical) is the mount point of a mount. */
+bool vb_is_mount_point(const char *path);
 
 /* watch --follow PATH... (follow.c): until *stop, or a failure. */
 int follow_run(struct vbctl *vb, int argc, char **argv,
