@@ -20,12 +20,13 @@ static const char *const reason_names[] = {
 /* VFSB_RECF_*, in bit order. */
 static const char *const flag_names[] = {
 	"dir", "no_handle", "exchange", "more_devs", "unfenced", "replaced",
-	"to_eof", "append", "overwrite",
+	"to_eof", "append", "overwrite", "intent",
 };
 
 /* VFSB_RESCAN_*, in bit order: why a RESCAN record came. */
 static const char *const rescan_names[] = {
 	"unfenced", "no_memory", "nesting", "no_return", "no_hook", "test",
+	"intent",
 };
 
 #define NR_REASONS (sizeof(reason_names) / sizeof(reason_names[0]))

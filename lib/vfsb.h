@@ -158,6 +158,23 @@ const char *vfsb_rec_name(struct vfsb_record *r, char *buf, size_t sz);
 int vfsb_rec_open_handle(struct vfsb_record *r, unsigned int type,
 			 int mount_fd, int flags);
 
+/* ---- intent mode, for journals (intent.c) ---- */
+
+/*
+ * VFSB_IOC_SUBSCRIBE with VFSB_SUB_INTENT | flags (VFSB_SUB_FAIL_CLOSED,
+ * VFSB_SUB_COALESCE); timeout_ms 0: the module's default.
+ */
+int vfsb_subscribe_intent(int dev, __u32 ring_bytes, __u32 flags,
+			  __u32 timeout_ms, __u64 *journal_id);
+/* Every intent up to seq is durable: writers waiting for them go on. */
+int vfsb_ack(int dev, __u64 seq);
+/*
+ * Closes the current epoch (*closed_epoch, may be NULL: which one) and
+ * waits until its changes have finished; then syncfs() makes it
+ * durable. -ETIMEDOUT / -EINTR: closed, not yet finished: call again.
+ */
+int vfsb_checkpoint(int dev, __u32 timeout_ms, __u64 *closed_epoch);
+
 /* ---- reasons (reasons.c) ---- */
 
 /* "create", "delete", ... for VFSB_R_* bit n; NULL beyond the known. */

@@ -28,6 +28,7 @@ struct vfsb_client {
 	u64 next_cookie;
 	wait_queue_head_t wq;		/* records (POLLIN), barriers (POLLPRI) */
 	struct vfsb_ring *ring;		/* set once by VFSB_IOC_SUBSCRIBE */
+	struct vfsb_intent *intent;	/* and its intent mode, or NULL */
 	u64 journal_id;
 };
 

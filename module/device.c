@@ -16,6 +16,7 @@
 #include "barrier.h"
 #include "client.h"
 #include "device.h"
+#include "intent.h"
 #include "ioctl.h"
 #include "ring.h"
 #include "watch.h"
@@ -82,11 +83,17 @@ static int vfsb_release(struct inode *inode, struct file *file)
 {
 	struct vfsb_client *c = file->private_data;
 
+	/* writers waiting for this journal's acks go on (or fail) now */
+	if (c->intent)
+		vfsb_intent_dying(c->intent);
 	vfsb_watch_remove_all(c);
 	vfsb_barrier_drop_client(c);
 	if (c->ring) {
 		/* emitters found the ring through links unwatching removed */
 		synchronize_rcu();
+		if (c->intent)
+			vfsb_intent_close(c->intent);
+		c->intent = NULL;
 		vfsb_ring_free(c->ring);
 		c->ring = NULL;
 	}

@@ -23,6 +23,7 @@
 #include <linux/sched.h>
 
 #include "emit.h"
+#include "intent.h"
 #include "ring.h"
 #include "tracking.h"
 
@@ -180,14 +181,24 @@ static void vfsb_build(struct vfsb_sb *vsb, struct super_block *sb,
 	key->reasons = rec->reasons;
 }
 
-/* Hands rec to every ring on vsb, counting what became of it. */
+/*
+ * Hands rec to every ring on vsb, counting what became of it. A CHANGE
+ * record goes to an intent subscriber's ring through intent.c, which
+ * says in req what the change must wait for.
+ */
 static void vfsb_push_all(struct vfsb_sb *vsb, struct vfsb_record *rec,
-			  const struct vfsb_ckey *key)
+			  const struct vfsb_ckey *key,
+			  struct vfsb_intent_req *req)
 {
 	struct vfsb_sub_link *l;
+	enum vfsb_push ret;
 
 	list_for_each_entry_rcu(l, &vsb->subs, node) {
-		switch (vfsb_ring_push(l->ring, rec, key)) {
+		if (l->intent && req)
+			ret = vfsb_intent_push(l->intent, l->ring, rec, key, req);
+		else
+			ret = vfsb_ring_push(l->ring, rec, key);
+		switch (ret) {
 		case VFSB_PUSH_STORED:
 			atomic64_inc(&vsb->records);
 			break;
@@ -208,10 +219,11 @@ static void vfsb_push_all(struct vfsb_sb *vsb, struct vfsb_record *rec,
  * made. Callers: the hooks, in the operation's task, with whatever the
  * operation holds (never a lock of ours); fenced: a section of sb's
  * tracking covers the change (sections.c said so), else the record is
- * flagged unfenced and a RESCAN follows.
+ * flagged unfenced and a RESCAN follows. req collects what the change
+ * must wait for in intent mode; the caller settles it (intent.h).
  */
 void vfsb_announce(struct super_block *sb, const struct vfsb_event *ev,
-		   bool fenced)
+		   bool fenced, struct vfsb_intent_req *req)
 {
 	struct vfsb_record *rec;
 	struct vfsb_ckey key;
@@ -227,7 +239,7 @@ void vfsb_announce(struct super_block *sb, const struct vfsb_event *ev,
 	vfsb_build(vsb, sb, ev, rec, &key);
 	if (!fenced)
 		rec->flags |= VFSB_RECF_UNFENCED;
-	vfsb_push_all(vsb, rec, &key);
+	vfsb_push_all(vsb, rec, &key, req);
 	put_cpu_ptr(&vfsb_rec_buf);
 	if (!fenced) {
 		atomic64_inc(&vsb->unfenced);
@@ -267,6 +279,6 @@ void vfsb_emit_unmount(struct vfsb_sb *vsb)
 	rec.dev = new_encode_dev(vsb->dev);
 	memcpy(rec.fs_uuid, vsb->uuid, sizeof(rec.fs_uuid));
 	rcu_read_lock();
-	vfsb_push_all(vsb, &rec, NULL);
+	vfsb_push_all(vsb, &rec, NULL, NULL);
 	rcu_read_unlock();
 }

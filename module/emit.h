@@ -7,6 +7,7 @@
 
 #include <linux/fs.h>
 
+struct vfsb_intent_req;
 struct vfsb_sb;
 
 /* What a hook saw; vfsb_announce() turns it into a CHANGE record. */
@@ -25,7 +26,7 @@ struct vfsb_event {
 };
 
 void vfsb_announce(struct super_block *sb, const struct vfsb_event *ev,
-		   bool fenced);
+		   bool fenced, struct vfsb_intent_req *req);
 void vfsb_emit_rescan(struct vfsb_sb *vsb, u32 why);
 void vfsb_emit_unmount(struct vfsb_sb *vsb);
 u64 vfsb_next_cookie(void);

@@ -4,9 +4,11 @@
  *
  * hooks.c owns the table of what is hooked; this file only registers it.
  * Every entry callback of the table shares one ftrace_ops, every
- * redirect another, and the few return probes are kretprobes: each
- * registration patches kernel text (text_poke with breakpoints and IPIs
- * to every CPU), so the whole table goes in and out in a handful of
+ * redirect another (both may move the call elsewhere: IPMODIFY; an
+ * entry callback does so only in intent mode, see hooks.c), and the
+ * few return probes are kretprobes: each registration patches kernel
+ * text (text_poke with breakpoints and IPIs to every CPU), so the
+ * whole table goes in and out in a handful of
  * patching rounds, not one per hooked function. The callbacks dispatch
  * on the traced function's address, which a disabled kprobe (it patches
  * nothing) resolves once per registration.
@@ -388,7 +390,8 @@ static int vfsb_hooks_register(void)
 	 * stay in and find nothing to close.
 	 */
 	ret = vfsb_ftgroup_register(&vfsb_entry_group, VFSB_HOOK_ENTRY, cov,
-				    addr, vfsb_entry_cb, 0);
+				    addr, vfsb_entry_cb,
+				    FTRACE_OPS_FL_IPMODIFY);
 	if (!ret)
 		ret = vfsb_rps_register(&cov);
 	if (!ret)

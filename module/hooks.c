@@ -52,6 +52,7 @@
 #include "emit.h"
 #include "hookreg.h"
 #include "hooks.h"
+#include "intent.h"
 #include "ring.h"
 #include "sections.h"
 #include "tracking.h"
@@ -119,13 +120,54 @@ static void vfsb_call_end(struct vfsb_call *c)
  * unfenced.
  */
 static void vfsb_announce_change(struct super_block *sb,
-				 const struct vfsb_event *ev, bool open)
+				 const struct vfsb_event *ev, bool open,
+				 struct vfsb_intent_req *req)
 {
 	bool fenced = open ? vfsb_task_ensure_cover(sb) :
 			     vfsb_task_check_cover(sb);
 
 	if (atomic_read(&vfsb_nr_rings))
-		vfsb_announce(sb, ev, fenced);
+		vfsb_announce(sb, ev, fenced, req);
+}
+
+/*
+ * Intent mode: a change that must wait for the journal's ack. The
+ * hooked call returns at once through these, in place of the function
+ * (its arguments are ignored), and the wait follows at the return to
+ * user space (intent.c): -ERESTARTNOINTR restarts a system call from
+ * its beginning; VM_FAULT_NOPAGE retries the faulting access.
+ */
+static int notrace vfsb_deny_restart(void)
+{
+	return -ERESTARTNOINTR;
+}
+
+static vm_fault_t notrace vfsb_deny_fault(void)
+{
+	return VM_FAULT_NOPAGE;
+}
+
+/* An entry hook in a system call settles its change's wait. */
+static void vfsb_settle_syscall(struct ftrace_regs *fregs,
+				struct vfsb_intent_req *req)
+{
+	if (vfsb_intent_defer_syscall(req))
+		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_deny_restart);
+}
+
+/*
+ * A wrapper (it may sleep) settles its change's wait: true when it must
+ * announce again (its section ended, the wait is over); err: fail the
+ * call instead.
+ */
+static bool vfsb_settle_wrapper(struct vfsb_call *c,
+				struct vfsb_intent_req *req, int *err)
+{
+	if (!req->in)
+		return false;
+	vfsb_call_end(c);
+	*err = vfsb_intent_wait(req, true);
+	return true;
 }
 
 /*
@@ -134,7 +176,8 @@ static void vfsb_announce_change(struct super_block *sb,
  * until the syscall returns covers it.
  */
 static void vfsb_announce_data(struct file *file, u32 reason, u32 flags,
-			       u64 pos, u64 len, bool sync)
+			       u64 pos, u64 len, bool sync,
+			       struct vfsb_intent_req *req)
 {
 	struct inode *inode = file_inode(file);
 	struct vfsb_event ev = {
@@ -147,12 +190,13 @@ static void vfsb_announce_data(struct file *file, u32 reason, u32 flags,
 		ev.flags |= VFSB_RECF_APPEND;
 		ev.offset = i_size_read(inode);
 	}
-	vfsb_announce_change(inode->i_sb, &ev, sync);
+	vfsb_announce_change(inode->i_sb, &ev, sync, req);
 }
 
 /* An attribute-like change of dentry (setattr, xattr, ACL, flags). */
 static void vfsb_announce_dentry(struct dentry *dentry, u32 reason,
-				 struct iattr *attr)
+				 struct iattr *attr,
+				 struct vfsb_intent_req *req)
 {
 	struct vfsb_event ev = {
 		.reasons = reason, .dentry = dentry, .name_of_dentry = true,
@@ -163,7 +207,7 @@ static void vfsb_announce_dentry(struct dentry *dentry, u32 reason,
 		ev.reasons = VFSB_R_TRUNCATE;
 		ev.offset = attr->ia_size;
 	}
-	vfsb_announce_change(dentry->d_sb, &ev, true);
+	vfsb_announce_change(dentry->d_sb, &ev, true, req);
 }
 
 /* ---- write access: mnt_want_write*() to mnt_drop_write*() ---- */
@@ -247,23 +291,27 @@ static void vfsb_on_create(struct ftrace_regs *fregs)
 {
 	struct inode *dir = ARG(0);
 	struct dentry *dentry = ARG(1);
+	struct vfsb_intent_req req = { };
 	struct vfsb_event ev = {
 		.reasons = VFSB_R_CREATE, .dir = dir, .name = &dentry->d_name,
 	};
 
-	vfsb_announce_change(dir->i_sb, &ev, true);
+	vfsb_announce_change(dir->i_sb, &ev, true, &req);
+	vfsb_settle_syscall(fregs, &req);
 }
 
 static void vfsb_on_mkdir(struct ftrace_regs *fregs)
 {
 	struct inode *dir = ARG(0);
 	struct dentry *dentry = ARG(1);
+	struct vfsb_intent_req req = { };
 	struct vfsb_event ev = {
 		.reasons = VFSB_R_CREATE, .flags = VFSB_RECF_DIR, .dir = dir,
 		.name = &dentry->d_name,
 	};
 
-	vfsb_announce_change(dir->i_sb, &ev, true);
+	vfsb_announce_change(dir->i_sb, &ev, true, &req);
+	vfsb_settle_syscall(fregs, &req);
 }
 
 /* link: (old_dentry, dir, new_dentry) */
@@ -272,12 +320,14 @@ static void vfsb_on_link(struct ftrace_regs *fregs)
 	struct dentry *old = ARG(0);
 	struct inode *dir = ARG(1);
 	struct dentry *new = ARG(2);
+	struct vfsb_intent_req req = { };
 	struct vfsb_event ev = {
 		.reasons = VFSB_R_HARDLINK, .dir = dir, .name = &new->d_name,
 		.inode = d_inode(old),
 	};
 
-	vfsb_announce_change(dir->i_sb, &ev, true);
+	vfsb_announce_change(dir->i_sb, &ev, true, &req);
+	vfsb_settle_syscall(fregs, &req);
 }
 
 /* unlink, rmdir: (dir, dentry) */
@@ -285,12 +335,14 @@ static void vfsb_on_delete(struct ftrace_regs *fregs)
 {
 	struct inode *dir = ARG(0);
 	struct dentry *dentry = ARG(1);
+	struct vfsb_intent_req req = { };
 	struct vfsb_event ev = {
 		.reasons = VFSB_R_DELETE, .dir = dir, .name = &dentry->d_name,
 		.inode = d_inode(dentry),
 	};
 
-	vfsb_announce_change(dir->i_sb, &ev, true);
+	vfsb_announce_change(dir->i_sb, &ev, true, &req);
+	vfsb_settle_syscall(fregs, &req);
 }
 
 /*
@@ -309,6 +361,7 @@ static void vfsb_on_rename(struct ftrace_regs *fregs)
 	};
 	struct vfsb_event to = from;
 	struct super_block *sb = from.dir->i_sb;
+	struct vfsb_intent_req req = { };
 
 	to.reasons = VFSB_R_RENAME_TO;
 	to.dir = ARG(2);
@@ -324,8 +377,8 @@ static void vfsb_on_rename(struct ftrace_regs *fregs)
 	} else if (d_really_is_positive(new)) {
 		to.flags |= VFSB_RECF_OVERWRITE;
 	}
-	vfsb_announce_change(sb, &from, true);
-	vfsb_announce_change(sb, &to, true);
+	vfsb_announce_change(sb, &from, true, &req);
+	vfsb_announce_change(sb, &to, true, &req);
 	/* the object the rename replaces disappears: say so by name */
 	if (!xflag && d_really_is_positive(new)) {
 		struct vfsb_event victim = {
@@ -334,7 +387,7 @@ static void vfsb_on_rename(struct ftrace_regs *fregs)
 			.inode = d_inode(new), .cookie = from.cookie,
 		};
 
-		vfsb_announce_change(sb, &victim, true);
+		vfsb_announce_change(sb, &victim, true, &req);
 	}
 	/* RENAME_WHITEOUT leaves a whiteout under the old name: a creation */
 	if (flags & RENAME_WHITEOUT) {
@@ -343,43 +396,55 @@ static void vfsb_on_rename(struct ftrace_regs *fregs)
 			.name = &old->d_name,
 		};
 
-		vfsb_announce_change(sb, &wh, true);
+		vfsb_announce_change(sb, &wh, true, &req);
 	}
+	vfsb_settle_syscall(fregs, &req);
 }
 
 /* setattr: (idmap, dentry, iattr) */
 static void vfsb_on_setattr(struct ftrace_regs *fregs)
 {
-	vfsb_announce_dentry(ARG(1), VFSB_R_ATTRIB, ARG(2));
+	struct vfsb_intent_req req = { };
+
+	vfsb_announce_dentry(ARG(1), VFSB_R_ATTRIB, ARG(2), &req);
+	vfsb_settle_syscall(fregs, &req);
 }
 
 /* setxattr, removexattr: (idmap, dentry, name, ...) */
 static void vfsb_on_xattr(struct ftrace_regs *fregs)
 {
-	vfsb_announce_dentry(ARG(1), VFSB_R_XATTR, NULL);
+	struct vfsb_intent_req req = { };
+
+	vfsb_announce_dentry(ARG(1), VFSB_R_XATTR, NULL, &req);
+	vfsb_settle_syscall(fregs, &req);
 }
 
 /* vfs_fileattr_set: (idmap, dentry, fa): chattr, FS_IOC_FSSETXATTR */
 static void vfsb_on_fileattr(struct ftrace_regs *fregs)
 {
-	vfsb_announce_dentry(ARG(1), VFSB_R_ATTRIB, NULL);
+	struct vfsb_intent_req req = { };
+
+	vfsb_announce_dentry(ARG(1), VFSB_R_ATTRIB, NULL, &req);
+	vfsb_settle_syscall(fregs, &req);
 }
 
 /* POSIX ACLs: see compat.h for which function, by kernel. */
 static void vfsb_on_acl(struct ftrace_regs *fregs)
 {
+	struct vfsb_intent_req req = { };
 	struct dentry *dentry;
 	struct inode *inode;
 
 	if (vfsb_acl_target(ARG(1), &dentry, &inode)) {
-		vfsb_announce_dentry(dentry, VFSB_R_ACL, NULL);
+		vfsb_announce_dentry(dentry, VFSB_R_ACL, NULL, &req);
 	} else {
 		struct vfsb_event ev = {
 			.reasons = VFSB_R_ACL, .inode = inode,
 		};
 
-		vfsb_announce_change(inode->i_sb, &ev, true);
+		vfsb_announce_change(inode->i_sb, &ev, true, &req);
 	}
+	vfsb_settle_syscall(fregs, &req);
 }
 
 /* ---- data writes ---- */
@@ -398,6 +463,7 @@ static void vfsb_on_rw_verify(struct ftrace_regs *fregs)
 {
 	struct file *file = ARG(1);
 	const loff_t *ppos = ARG(2);
+	struct vfsb_intent_req req = { };
 	bool sync;
 
 	/* reads come here too: one compare and out */
@@ -405,7 +471,8 @@ static void vfsb_on_rw_verify(struct ftrace_regs *fregs)
 		return;
 	sync = !ppos || ppos == &file->f_pos || object_is_on_stack(ppos);
 	vfsb_announce_data(file, VFSB_R_DATA_WRITE, 0, ppos ? *ppos : 0,
-			   (unsigned long)ARG(3), sync);
+			   (unsigned long)ARG(3), sync, &req);
+	vfsb_settle_syscall(fregs, &req);
 }
 
 /* do_page_mkwrite(vmf, ...): a shared mapping's page made writable */
@@ -413,11 +480,14 @@ static void vfsb_on_mkwrite(struct ftrace_regs *fregs)
 {
 	struct vm_fault *vmf = ARG(0);
 	struct file *file = vmf->vma ? vmf->vma->vm_file : NULL;
+	struct vfsb_intent_req req = { };
 
-	if (file)
-		vfsb_announce_data(file, VFSB_R_MMAP_WRITE, 0,
-				   (u64)vmf->pgoff << PAGE_SHIFT, PAGE_SIZE,
-				   true);
+	if (!file)
+		return;
+	vfsb_announce_data(file, VFSB_R_MMAP_WRITE, 0,
+			   (u64)vmf->pgoff << PAGE_SHIFT, PAGE_SIZE, true, &req);
+	if (vfsb_intent_defer_fault(&req, vmf->flags & FAULT_FLAG_USER))
+		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_deny_fault);
 }
 
 static typeof(vfs_iter_write) vfsb_wrap_vfs_iter_write;
@@ -458,9 +528,12 @@ static ssize_t notrace vfsb_wrap_kernel_write(struct file *file,
 static void vfsb_on_kernel_write(struct ftrace_regs *fregs)
 {
 	const loff_t *pos = ARG(3);
+	struct vfsb_intent_req req = { };
 
+	/* core dumps and accounting cannot wait: they go on unacked */
 	vfsb_announce_data(ARG(0), VFSB_R_DATA_WRITE, 0, pos ? *pos : 0,
-			   (unsigned long)ARG(2), true);
+			   (unsigned long)ARG(2), true, &req);
+	vfsb_intent_unwaited(&req);
 }
 
 static typeof(vfs_fallocate) vfsb_wrap_vfs_fallocate;
@@ -480,8 +553,16 @@ static int notrace vfsb_wrap_vfs_fallocate(struct file *file, int mode,
 		ev.flags = VFSB_RECF_TO_EOF;
 		ev.length = 0;
 	}
-	vfsb_call_begin(&c, vfsb_file_sb(file));
-	vfsb_announce_change(vfsb_file_sb(file), &ev, true);
+	struct vfsb_intent_req req;
+
+	do {
+		memset(&req, 0, sizeof(req));
+		vfsb_call_begin(&c, vfsb_file_sb(file));
+		vfsb_announce_change(vfsb_file_sb(file), &ev, true, &req);
+		ret = 0;
+	} while (vfsb_settle_wrapper(&c, &req, &ret) && !ret);
+	if (ret)
+		return ret;
 	ret = vfs_fallocate(file, mode, offset, len);
 	vfsb_call_end(&c);
 	return ret;
@@ -518,10 +599,11 @@ vfsb_wrap_do_splice_direct(struct file *in, loff_t *ppos, struct file *out,
 }
 
 /* FICLONE*, FIDEDUPERANGE: a length of 0 means "to the end of file". */
-static void vfsb_announce_remap(struct file *file, loff_t pos, loff_t len)
+static void vfsb_announce_remap(struct file *file, loff_t pos, loff_t len,
+				struct vfsb_intent_req *req)
 {
 	vfsb_announce_data(file, VFSB_R_DATA_WRITE, len ? 0 : VFSB_RECF_TO_EOF,
-			   pos, len, true);
+			   pos, len, true, req);
 }
 
 static typeof(vfs_clone_file_range) vfsb_wrap_vfs_clone_file_range;
@@ -534,8 +616,17 @@ static loff_t notrace vfsb_wrap_vfs_clone_file_range(struct file *in,
 	struct vfsb_call c;
 	loff_t ret;
 
-	vfsb_call_begin(&c, vfsb_file_sb(out));
-	vfsb_announce_remap(out, pos_out, len);
+	struct vfsb_intent_req req;
+	int err;
+
+	do {
+		memset(&req, 0, sizeof(req));
+		vfsb_call_begin(&c, vfsb_file_sb(out));
+		vfsb_announce_remap(out, pos_out, len, &req);
+		err = 0;
+	} while (vfsb_settle_wrapper(&c, &req, &err) && !err);
+	if (err)
+		return err;
 	ret = vfs_clone_file_range(in, pos_in, out, pos_out, len, remap_flags);
 	vfsb_call_end(&c);
 	return ret;
@@ -550,8 +641,17 @@ vfsb_wrap_vfs_dedupe_file_range_one(struct file *src, loff_t src_pos,
 	struct vfsb_call c;
 	loff_t ret;
 
-	vfsb_call_begin(&c, vfsb_file_sb(dst));
-	vfsb_announce_remap(dst, dst_pos, len);
+	struct vfsb_intent_req req;
+	int err;
+
+	do {
+		memset(&req, 0, sizeof(req));
+		vfsb_call_begin(&c, vfsb_file_sb(dst));
+		vfsb_announce_remap(dst, dst_pos, len, &req);
+		err = 0;
+	} while (vfsb_settle_wrapper(&c, &req, &err) && !err);
+	if (err)
+		return err;
 	ret = vfs_dedupe_file_range_one(src, src_pos, dst, dst_pos, len,
 					remap_flags);
 	vfsb_call_end(&c);
@@ -559,9 +659,10 @@ vfsb_wrap_vfs_dedupe_file_range_one(struct file *src, loff_t src_pos,
 }
 
 /* fs-verity and fscrypt turn a file or directory into another kind. */
-static void vfsb_announce_file_attr(struct file *file)
+static void vfsb_announce_file_attr(struct file *file,
+				    struct vfsb_intent_req *req)
 {
-	vfsb_announce_dentry(file_dentry(file), VFSB_R_ATTRIB, NULL);
+	vfsb_announce_dentry(file_dentry(file), VFSB_R_ATTRIB, NULL, req);
 }
 
 static typeof(fsverity_ioctl_enable) vfsb_wrap_fsverity_ioctl_enable;
@@ -571,8 +672,16 @@ static int notrace vfsb_wrap_fsverity_ioctl_enable(struct file *file,
 	struct vfsb_call c;
 	int ret;
 
-	vfsb_call_begin(&c, vfsb_file_sb(file));
-	vfsb_announce_file_attr(file);
+	struct vfsb_intent_req req;
+
+	do {
+		memset(&req, 0, sizeof(req));
+		vfsb_call_begin(&c, vfsb_file_sb(file));
+		vfsb_announce_file_attr(file, &req);
+		ret = 0;
+	} while (vfsb_settle_wrapper(&c, &req, &ret) && !ret);
+	if (ret)
+		return ret;
 	ret = fsverity_ioctl_enable(file, arg);
 	vfsb_call_end(&c);
 	return ret;
@@ -585,8 +694,16 @@ static int notrace vfsb_wrap_fscrypt_ioctl_set_policy(struct file *file,
 	struct vfsb_call c;
 	int ret;
 
-	vfsb_call_begin(&c, vfsb_file_sb(file));
-	vfsb_announce_file_attr(file);
+	struct vfsb_intent_req req;
+
+	do {
+		memset(&req, 0, sizeof(req));
+		vfsb_call_begin(&c, vfsb_file_sb(file));
+		vfsb_announce_file_attr(file, &req);
+		ret = 0;
+	} while (vfsb_settle_wrapper(&c, &req, &ret) && !ret);
+	if (ret)
+		return ret;
 	ret = fscrypt_ioctl_set_policy(file, arg);
 	vfsb_call_end(&c);
 	return ret;

@@ -20,6 +20,7 @@
 #include "barrier.h"
 #include "client.h"
 #include "hookreg.h"
+#include "intent.h"
 #include "ioctl.h"
 #include "ring.h"
 #include "tracking.h"
@@ -36,7 +37,7 @@ static long vfsb_ioc_version(struct vfsb_client *c, void *arg)
 	v->abi_version = VFSB_ABI_VERSION;
 	v->features = VFSB_FEAT_BARRIER | VFSB_FEAT_ASYNC_BARRIER |
 		      VFSB_FEAT_RECORDS | VFSB_FEAT_RESCAN |
-		      VFSB_FEAT_WATCH_ID;
+		      VFSB_FEAT_WATCH_ID | VFSB_FEAT_INTENT;
 	strscpy(v->module_version, VFSB_MODULE_VERSION,
 		sizeof(v->module_version));
 	vfsb_hookreg_coverage(&v->coverage, &v->coverage_known, &v->hooks);
@@ -318,10 +319,56 @@ static long vfsb_ioc_subscribe(struct vfsb_client *c, void *arg)
 {
 	struct vfsb_subscribe *sub = arg;
 
-	if (sub->reserved || (sub->flags & ~VFSB_SUB_FLAGS) ||
-	    (sub->reasons & ~VFSB_R_ALL))
+	if ((sub->flags & ~VFSB_SUB_FLAGS) || (sub->reasons & ~VFSB_R_ALL))
+		return -EINVAL;
+	/* the intent policy means nothing without intent mode */
+	if (!(sub->flags & VFSB_SUB_INTENT) &&
+	    ((sub->flags & VFSB_SUB_FAIL_CLOSED) || sub->intent_timeout_ms))
 		return -EINVAL;
 	return vfsb_subscribe(c, sub, &sub->journal_id);
+}
+
+/* The intent mode of this opener, or NULL: not an intent subscriber. */
+static struct vfsb_intent *vfsb_client_intent(struct vfsb_client *c)
+{
+	/* c->intent is set before the ring is published */
+	return smp_load_acquire(&c->ring) ? c->intent : NULL;
+}
+
+static long vfsb_ioc_ack(struct vfsb_client *c, void *arg)
+{
+	struct vfsb_ack *a = arg;
+	struct vfsb_intent *in = vfsb_client_intent(c);
+
+	if (!in)
+		return -EINVAL;
+	return vfsb_intent_ack(in, a->seq);
+}
+
+static long vfsb_ioc_checkpoint(struct vfsb_client *c, void *arg)
+{
+	struct vfsb_checkpoint *cp = arg;
+	struct vfsb_intent *in = vfsb_client_intent(c);
+	u64 t0 = ktime_get_ns();
+	struct vfsb_sb **vsbs;
+	unsigned int n;
+	int ret;
+
+	if (!in || cp->flags)
+		return -EINVAL;
+	/*
+	 * Records announced from here on carry the next epoch; those of
+	 * the closed one were announced inside sections that began before
+	 * the barrier below, so it waits for every one of their changes.
+	 */
+	cp->epoch = vfsb_intent_next_epoch(in);
+	vfsb_client_new_epoch(c);
+	ret = vfsb_barrier_targets(c, 0, VFSB_BARRIER_ALL, &vsbs, &n);
+	if (ret)
+		return ret;
+	ret = vfsb_barrier_wait(c, vsbs, n, VFSB_BARRIER_ALL, cp->timeout_ms);
+	cp->waited_ns = ktime_get_ns() - t0;
+	return ret;
 }
 
 struct vfsb_ioc {
@@ -340,6 +387,8 @@ static const struct vfsb_ioc vfsb_iocs[] = {
 	{ VFSB_IOC_BARRIER_POLL, 24, vfsb_ioc_barrier_poll },
 	{ VFSB_IOC_STATS, 24, vfsb_ioc_stats },
 	{ VFSB_IOC_SUBSCRIBE, 24, vfsb_ioc_subscribe },
+	{ VFSB_IOC_ACK, 8, vfsb_ioc_ack },
+	{ VFSB_IOC_CHECKPOINT, 24, vfsb_ioc_checkpoint },
 };
 
 /* The command with cmd's number, or NULL. */

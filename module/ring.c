@@ -325,7 +325,8 @@ enum vfsb_push vfsb_ring_push(struct vfsb_ring *r, struct vfsb_record *rec,
 		ret = VFSB_PUSH_FILTERED;
 		goto out;
 	}
-	if (!vfsb_notices_size(r) && vfsb_ring_repeat(r, rec)) {
+	if (!(rec->flags & VFSB_RECF_INTENT) && !vfsb_notices_size(r) &&
+	    vfsb_ring_repeat(r, rec)) {
 		ret = VFSB_PUSH_MERGED;
 		goto out;
 	}
@@ -434,6 +435,18 @@ out:
 	return ret;
 }
 
+/* The last sequence number given out (acks may not go beyond). */
+u64 vfsb_ring_last_seq(struct vfsb_ring *r)
+{
+	unsigned long flags;
+	u64 seq;
+
+	spin_lock_irqsave(&r->lock, flags);
+	seq = r->seq;
+	spin_unlock_irqrestore(&r->lock, flags);
+	return seq;
+}
+
 void vfsb_ring_new_epoch(struct vfsb_ring *r)
 {
 	unsigned long flags;
@@ -489,15 +502,27 @@ void vfsb_ring_free(struct vfsb_ring *r)
 
 /* ---- links: a ring on a tracked superblock's subscriber list ---- */
 
-int vfsb_ring_link(struct vfsb_ring *r, struct vfsb_sb *vsb,
-		   struct vfsb_sub_link **out)
+/* intent: the ring's intent mode, or NULL; one per superblock (-EBUSY). */
+int vfsb_ring_link(struct vfsb_ring *r, struct vfsb_intent *intent,
+		   struct vfsb_sb *vsb, struct vfsb_sub_link **out)
 {
 	struct vfsb_sub_link *l = kzalloc(sizeof(*l), GFP_KERNEL_ACCOUNT);
+	struct vfsb_sub_link *o;
 
 	if (!l)
 		return -ENOMEM;
 	l->ring = r;
+	l->intent = intent;
 	spin_lock(&vsb->subs_lock);
+	if (intent) {
+		list_for_each_entry(o, &vsb->subs, node) {
+			if (o->intent) {
+				spin_unlock(&vsb->subs_lock);
+				kfree(l);
+				return -EBUSY;
+			}
+		}
+	}
 	list_add_tail_rcu(&l->node, &vsb->subs);
 	spin_unlock(&vsb->subs_lock);
 	*out = l;

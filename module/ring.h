@@ -10,6 +10,7 @@
 #include <linux/wait.h>
 #include <uapi/linux/vfsbarrier.h>
 
+struct vfsb_intent;
 struct vfsb_ring;
 struct vfsb_sb;
 
@@ -42,6 +43,7 @@ bool vfsb_ring_readable(struct vfsb_ring *r);
 ssize_t vfsb_ring_read(struct vfsb_ring *r, char __user *ubuf, size_t count,
 		       bool nonblock);
 void vfsb_ring_new_epoch(struct vfsb_ring *r);
+u64 vfsb_ring_last_seq(struct vfsb_ring *r);
 
 /*
  * A ring's place on one tracked superblock's subscriber list (RCU:
@@ -50,11 +52,12 @@ void vfsb_ring_new_epoch(struct vfsb_ring *r);
 struct vfsb_sub_link {
 	struct list_head node;
 	struct vfsb_ring *ring;
+	struct vfsb_intent *intent;	/* the ring's intent mode, or NULL */
 	struct rcu_head rcu;
 };
 
-int vfsb_ring_link(struct vfsb_ring *r, struct vfsb_sb *vsb,
-		   struct vfsb_sub_link **out);
+int vfsb_ring_link(struct vfsb_ring *r, struct vfsb_intent *intent,
+		   struct vfsb_sb *vsb, struct vfsb_sub_link **out);
 void vfsb_ring_unlink(struct vfsb_sb *vsb, struct vfsb_sub_link *l);
 
 #endif /* VFSB_RING_H */

@@ -303,13 +303,11 @@ bool vfsb_task_covers(const struct vfsb_sb *vsb)
  * had no return probe instance: whether its write was queued is not
  * known, so its section ends now and its filesystem gets a RESCAN record.
  */
-static void vfsb_task_work_fn(struct callback_head *work)
+static void vfsb_task_end_held(struct vfsb_task *t)
 {
-	struct vfsb_task *t = container_of(work, struct vfsb_task, work);
 	struct vfsb_section s;
 	unsigned int i = 0;
 
-	t->work_queued = false;
 	while (i < t->nr) {
 		struct vfsb_held *h = &t->held[i];
 
@@ -326,7 +324,28 @@ static void vfsb_task_work_fn(struct callback_head *work)
 		}
 		vfsb_task_drop(t, i);
 	}
+}
+
+static void vfsb_task_work_fn(struct callback_head *work)
+{
+	struct vfsb_task *t = container_of(work, struct vfsb_task, work);
+
+	t->work_queued = false;
+	vfsb_task_end_held(t);
 	vfsb_task_put(t);
+}
+
+/*
+ * The sections that end at the return to user space end now: task work
+ * that is about to sleep there (intent.c) runs before ours, and must not
+ * keep a barrier waiting meanwhile. Our task work then finds nothing.
+ */
+void vfsb_task_end_syscall(void)
+{
+	struct vfsb_task *t = vfsb_task_find();
+
+	if (t)
+		vfsb_task_end_held(t);
 }
 
 static int vfsb_task_arm_work(struct vfsb_task *t)

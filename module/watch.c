@@ -8,6 +8,7 @@
 #include <linux/slab.h>
 
 #include "client.h"
+#include "intent.h"
 #include "ring.h"
 #include "tracking.h"
 #include "watch.h"
@@ -61,7 +62,7 @@ int vfsb_watch_add(struct vfsb_client *c, struct super_block *sb,
 		goto out;
 	}
 	if (c->ring) {
-		ret = vfsb_ring_link(c->ring, vsb, &e->link);
+		ret = vfsb_ring_link(c->ring, c->intent, vsb, &e->link);
 		if (ret) {
 			vfsb_tracking_put(vsb);
 			kfree(e);
@@ -175,6 +176,7 @@ int vfsb_watch_collect(struct vfsb_client *c, struct vfsb_sb ***vsbs,
 int vfsb_subscribe(struct vfsb_client *c, const struct vfsb_subscribe *sub,
 		   u64 *journal_id)
 {
+	struct vfsb_intent *intent = NULL;
 	struct vfsb_watch_ent *e;
 	struct vfsb_ring *ring;
 	int ret = 0;
@@ -189,8 +191,16 @@ int vfsb_subscribe(struct vfsb_client *c, const struct vfsb_subscribe *sub,
 		ret = PTR_ERR(ring);
 		goto out;
 	}
+	if (sub->flags & VFSB_SUB_INTENT) {
+		intent = vfsb_intent_alloc(sub, ring);
+		if (IS_ERR(intent)) {
+			vfsb_ring_free(ring);
+			ret = PTR_ERR(intent);
+			goto out;
+		}
+	}
 	list_for_each_entry(e, &c->watches, node) {
-		ret = vfsb_ring_link(ring, e->vsb, &e->link);
+		ret = vfsb_ring_link(ring, intent, e->vsb, &e->link);
 		if (ret)
 			break;
 	}
@@ -201,9 +211,12 @@ int vfsb_subscribe(struct vfsb_client *c, const struct vfsb_subscribe *sub,
 			e->link = NULL;
 		}
 		synchronize_rcu();
+		if (intent)
+			vfsb_intent_close(intent);
 		vfsb_ring_free(ring);
 		goto out;
 	}
+	c->intent = intent;
 	c->journal_id = get_random_u64() ?: 1;
 	*journal_id = c->journal_id;
 	/* published last: read() and poll() look at it without c->lock */

@@ -335,9 +335,10 @@ TEST(bad_input)
 	s.reasons = 1U << 30;
 	EXPECT_EQ(-EINVAL, vfsb_ioctl(dev, VFSB_IOC_SUBSCRIBE, &s));
 	s.reasons = 0;
-	s.reserved = 1;
+	/* an intent timeout without intent mode */
+	s.intent_timeout_ms = 1;
 	EXPECT_EQ(-EINVAL, vfsb_ioctl(dev, VFSB_IOC_SUBSCRIBE, &s));
-	s.reserved = 0;
+	s.intent_timeout_ms = 0;
 	EXPECT_EQ(-EFAULT, vfsb_ioctl(dev, VFSB_IOC_SUBSCRIBE, NULL));
 	EXPECT_EQ(0, vfsb_ioctl(dev, VFSB_IOC_SUBSCRIBE, &s));
 	EXPECT_NE(0, s.journal_id);

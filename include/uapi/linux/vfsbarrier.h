@@ -28,7 +28,7 @@
 #include <linux/types.h>
 
 #define VFSB_DEVICE_PATH	"/dev/vfsbarrier"
-#define VFSB_ABI_VERSION	2
+#define VFSB_ABI_VERSION	3
 
 /* 0xB7 is not claimed in Documentation/userspace-api/ioctl/ioctl-number.rst */
 #define VFSB_IOC_MAGIC		0xB7
@@ -58,6 +58,7 @@ struct vfsb_version {
 #define VFSB_FEAT_RECORDS	(1U << 2)	/* SUBSCRIBE and read() work */
 #define VFSB_FEAT_RESCAN	(1U << 3)	/* RESCAN/UNMOUNT records, UNFENCED */
 #define VFSB_FEAT_WATCH_ID	(1U << 4)	/* watch ids, unwatch by id */
+#define VFSB_FEAT_INTENT	(1U << 5)	/* SUB_INTENT, ACK, CHECKPOINT */
 
 /* Coverage: groups of write paths, each hooked as a whole or not at all. */
 #define VFSB_COV_NAMESPACE	(1U << 0)	/* create..rename, setattr, xattr */
@@ -238,7 +239,7 @@ struct vfsb_subscribe {
 	__u32 ring_bytes;	/* in: 0 = VFSB_RING_DEFAULT */
 	__u32 reasons;		/* in: VFSB_R_* to deliver, 0 = all */
 	__u32 flags;		/* in: VFSB_SUB_* */
-	__u32 reserved;		/* must be 0 */
+	__u32 intent_timeout_ms;/* in: VFSB_SUB_INTENT: 0 = VFSB_INTENT_TIMEOUT */
 	__u64 journal_id;	/* out: identifies this stream (cf. USN journal id) */
 };
 
@@ -255,7 +256,40 @@ struct vfsb_subscribe {
  * coalesced.
  */
 #define VFSB_SUB_COALESCE	(1U << 0)
-#define VFSB_SUB_FLAGS		VFSB_SUB_COALESCE
+/*
+ * Intent mode (ABI 3), for a journal that must never miss a change: the
+ * first change of each directory in each epoch waits, before it changes
+ * anything, until this subscriber acknowledges the record that announced
+ * it (VFSB_RECF_INTENT) with VFSB_IOC_ACK, after making it durable.
+ * Later changes of that directory in the same epoch do not wait. The
+ * directory is the parent of a namespace change and the file's parent
+ * for data, attribute, xattr and mapping changes. Records carry the
+ * epoch; VFSB_IOC_CHECKPOINT starts the next one.
+ *
+ * Where a writer waits: a system call whose change needs an ack fails
+ * inside the kernel before it changes anything, waits at its return to
+ * user space, where it holds no lock and no write access, and is then
+ * restarted from the beginning (its caller sees one call). A page fault
+ * on a shared mapping waits the same way and is retried. Exported
+ * helpers that kernel code calls (vfs_fallocate(), copy and clone
+ * ranges) wait at their entry. Writes that can do neither (io_uring,
+ * kernel threads, faults taken by the kernel) go on unacked, and their
+ * filesystem gets a VFSB_RESCAN_INTENT record.
+ *
+ * An ack that does not come within intent_timeout_ms, or a subscriber
+ * that closes, ends the waits by its policy: fail-open (default) lets
+ * the write go on, the directory counts as acked for the rest of the
+ * epoch and the filesystem gets a RESCAN record (VFSB_RESCAN_INTENT);
+ * VFSB_SUB_FAIL_CLOSED fails the system call instead, with ETIMEDOUT
+ * (no ack in time) or ENOTCONN (the subscriber closed). A fatal signal
+ * ends a wait at once. The subscriber's own process never waits. One
+ * intent subscriber per filesystem (WATCH: -EBUSY).
+ */
+#define VFSB_SUB_INTENT		(1U << 1)
+#define VFSB_SUB_FAIL_CLOSED	(1U << 2)
+#define VFSB_SUB_FLAGS		(VFSB_SUB_COALESCE | VFSB_SUB_INTENT | \
+				 VFSB_SUB_FAIL_CLOSED)
+#define VFSB_INTENT_TIMEOUT	10000	/* ms */
 
 /* Reasons, in the spirit of NTFS USN reasons. */
 #define VFSB_R_CREATE		(1U << 0)	/* create, mkdir, mknod, symlink */
@@ -296,6 +330,7 @@ struct vfsb_subscribe {
 #define VFSB_RESCAN_NO_RETURN	(1U << 3)	/* a return hook had no instance */
 #define VFSB_RESCAN_NO_HOOK	(1U << 4)	/* a path this kernel cannot hook */
 #define VFSB_RESCAN_TEST	(1U << 5)	/* injected by the test knob */
+#define VFSB_RESCAN_INTENT	(1U << 6)	/* a change went on without an ack */
 
 /* Record flags */
 #define VFSB_RECF_DIR		(1U << 0)	/* the object is a directory */
@@ -316,6 +351,8 @@ struct vfsb_subscribe {
 #define VFSB_RECF_APPEND	(1U << 7)
 /* A rename replaced its target and named it (see VFSB_RECF_REPLACED). */
 #define VFSB_RECF_OVERWRITE	(1U << 8)
+/* Intent mode: the first of its directory in its epoch; ack its seq. */
+#define VFSB_RECF_INTENT	(1U << 9)
 
 /*
  * Every record starts with this header; size covers the header and the
@@ -346,6 +383,8 @@ struct vfsb_record {
 	/* ABI 2 */
 	__u32 mode;		/* fallocate: its mode (FALLOC_FL_*) */
 	__u32 parent_generation;/* the parent directory's generation */
+	/* ABI 3 */
+	__u64 epoch;		/* intent mode: the epoch of the change; else 0 */
 };
 
 #define VFSB_RECORD_HEADER_V1	120
@@ -368,6 +407,34 @@ struct vfsb_rec_item {
 #define VFSB_ITEM_OBJECT_FH	2
 #define VFSB_ITEM_NAME		3
 #define VFSB_ITEM_DEVS		4
+
+/*
+ * VFSB_IOC_ACK (intent mode): every intent record of this stream up to
+ * and including seq is durable; writers waiting for them go on. Acks
+ * are cumulative (one ack after a group commit releases all), and a
+ * seq beyond the last given out is -EINVAL.
+ */
+struct vfsb_ack {
+	__u64 seq;		/* in */
+};
+
+/*
+ * VFSB_IOC_CHECKPOINT (intent mode): closes the current epoch and starts
+ * the next one (records announced from now on carry it, and each
+ * directory's first change in it waits for an ack again), then waits,
+ * as VFSB_BARRIER_ALL does, until every change announced in the closed
+ * epoch (or before) has finished. epoch: the epoch it closed. Then
+ * syncfs() the filesystems and the closed epoch is durable. On
+ * -ETIMEDOUT or -EINTR the epoch was closed all the same but its changes
+ * may still be in flight: call again; a checkpoint that returns 0 covers
+ * every epoch up to the one it closed.
+ */
+struct vfsb_checkpoint {
+	__u32 flags;		/* in: 0 */
+	__u32 timeout_ms;	/* in: 0 = no limit */
+	__u64 epoch;		/* out: the epoch closed */
+	__u64 waited_ns;	/* out */
+};
 
 /* Walking a record's items (rec points at a whole record). */
 #define VFSB_ITEM_ALIGN(len)	(((len) + 7U) & ~7U)
@@ -398,5 +465,7 @@ static inline void *vfsb_item_data(struct vfsb_rec_item *it)
 #define VFSB_IOC_BARRIER_POLL	_IOWR(VFSB_IOC_MAGIC, 0x06, struct vfsb_barrier_poll)
 #define VFSB_IOC_STATS		_IOWR(VFSB_IOC_MAGIC, 0x07, struct vfsb_stats)
 #define VFSB_IOC_SUBSCRIBE	_IOWR(VFSB_IOC_MAGIC, 0x08, struct vfsb_subscribe)
+#define VFSB_IOC_ACK		_IOW(VFSB_IOC_MAGIC, 0x09, struct vfsb_ack)
+#define VFSB_IOC_CHECKPOINT	_IOWR(VFSB_IOC_MAGIC, 0x0a, struct vfsb_checkpoint)
 
 #endif /* _UAPI_LINUX_VFSBARRIER_H */

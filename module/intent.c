@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Intent mode (VFSB_SUB_INTENT): a journal subscriber makes the first
+ * change of each directory in each epoch durable before the change is
+ * made.
+ *
+ * Emission offers each record to the intent subscriber's ring through
+ * vfsb_intent_push(): a directory not yet in the epoch's set gets an
+ * intent record (VFSB_RECF_INTENT) and a set entry holding its seq; a
+ * directory whose entry is not acked yet makes the change wait for that
+ * seq too; an acked one lets it go. The set is a bounded cache: when a
+ * probe window is full, the oldest entry is evicted, and its directory
+ * simply waits again at its next change (more waits, never a miss). A
+ * checkpoint empties it by starting the next epoch: entries of older
+ * epochs count as free.
+ *
+ * The hooks run in atomic context inside the operation, often with the
+ * parent directory locked, where nothing may sleep and the subscriber
+ * could not even read that directory. So a system call that must wait
+ * is failed there, before it changes anything, with -ERESTARTNOINTR;
+ * task work (TWA_SIGNAL) waits at its return to user space, where it
+ * holds no lock and no write access (a freeze goes through), and the
+ * signal code then restarts the call. A user fault on a shared mapping
+ * is answered VM_FAULT_NOPAGE and waits the same way before the access
+ * is retried. Contexts that can do neither go on at once, unacked, and
+ * their filesystem gets a RESCAN record.
+ */
+#include <linux/hash.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/task_work.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+#include <asm/syscall.h>
+#include <asm/unistd.h>
+
+#include "intent.h"
+#include "sections.h"
+
+#define VFSB_ISET_BITS		13
+#define VFSB_ISET_PROBES	8
+
+struct vfsb_iset_ent {
+	struct vfsb_ikey key;
+	u64 seq;		/* the intent's; 0 counts as acked */
+	u64 epoch;		/* live only in this epoch */
+};
+
+struct vfsb_intent {
+	refcount_t ref;			/* the subscriber + waiting changes */
+	spinlock_t lock;		/* everything below; then a ring's */
+	u64 epoch;
+	u64 acked;			/* every seq up to here is durable */
+	bool dead;			/* the subscriber closed */
+	bool fail_closed;
+	u32 timeout_ms;
+	pid_t tgid;			/* the subscriber's process never waits */
+	struct vfsb_ring *ring;		/* NULL once dead */
+	wait_queue_head_t wq;		/* changes waiting for acks */
+	struct vfsb_iset_ent *set;
+};
+
+struct vfsb_intent *vfsb_intent_alloc(const struct vfsb_subscribe *sub,
+				      struct vfsb_ring *ring)
+{
+	struct vfsb_intent *in = kzalloc(sizeof(*in), GFP_KERNEL_ACCOUNT);
+
+	if (!in)
+		return ERR_PTR(-ENOMEM);
+	in->set = kvcalloc(BIT(VFSB_ISET_BITS), sizeof(*in->set),
+			   GFP_KERNEL_ACCOUNT);
+	if (!in->set) {
+		kfree(in);
+		return ERR_PTR(-ENOMEM);
+	}
+	refcount_set(&in->ref, 1);
+	spin_lock_init(&in->lock);
+	init_waitqueue_head(&in->wq);
+	in->epoch = 1;		/* zeroed entries belong to no epoch */
+	in->fail_closed = sub->flags & VFSB_SUB_FAIL_CLOSED;
+	in->timeout_ms = sub->intent_timeout_ms ?: VFSB_INTENT_TIMEOUT;
+	in->tgid = current->tgid;
+	in->ring = ring;
+	return in;
+}
+
+static void vfsb_intent_put(struct vfsb_intent *in)
+{
+	if (!refcount_dec_and_test(&in->ref))
+		return;
+	kvfree(in->set);
+	kfree(in);
+}
+
+/* The subscriber is closing: every waiting change ends by the policy. */
+void vfsb_intent_dying(struct vfsb_intent *in)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&in->lock, flags);
+	in->dead = true;
+	spin_unlock_irqrestore(&in->lock, flags);
+	wake_up_all(&in->wq);
+}
+
+/*
+ * The subscriber closed. Its ring is freed after this; the links to it
+ * are gone already, and no emitter sees them any more.
+ */
+void vfsb_intent_close(struct vfsb_intent *in)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&in->lock, flags);
+	in->dead = true;
+	in->ring = NULL;
+	spin_unlock_irqrestore(&in->lock, flags);
+	wake_up_all(&in->wq);
+	vfsb_intent_put(in);
+}
+
+int vfsb_intent_ack(struct vfsb_intent *in, u64 seq)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&in->lock, flags);
+	if (!seq || seq > vfsb_ring_last_seq(in->ring))
+		ret = -EINVAL;
+	else if (seq > in->acked)
+		WRITE_ONCE(in->acked, seq);
+	spin_unlock_irqrestore(&in->lock, flags);
+	if (!ret)
+		wake_up_all(&in->wq);
+	return ret;
+}
+
+/* Starts the next epoch; returns the one it closed. */
+u64 vfsb_intent_next_epoch(struct vfsb_intent *in)
+{
+	unsigned long flags;
+	u64 closed;
+
+	spin_lock_irqsave(&in->lock, flags);
+	closed = in->epoch++;
+	spin_unlock_irqrestore(&in->lock, flags);
+	return closed;
+}
+
+static u32 vfsb_ikey_hash(const struct vfsb_ikey *k)
+{
+	return hash_64(k->ino ^ ((u64)k->dev << 32) ^ k->gen, VFSB_ISET_BITS);
+}
+
+/* The live entry of k, or NULL; under in->lock. */
+static struct vfsb_iset_ent *vfsb_iset_find(struct vfsb_intent *in,
+					    const struct vfsb_ikey *k)
+{
+	u32 h = vfsb_ikey_hash(k), i;
+
+	for (i = 0; i < VFSB_ISET_PROBES; i++) {
+		struct vfsb_iset_ent *e = &in->set[(h + i) & (BIT(VFSB_ISET_BITS) - 1)];
+
+		if (e->epoch == in->epoch && !memcmp(&e->key, k, sizeof(*k)))
+			return e;
+	}
+	return NULL;
+}
+
+/* A slot for k: a free one, else the oldest of its window; under lock. */
+static void vfsb_iset_insert(struct vfsb_intent *in, const struct vfsb_ikey *k,
+			     u64 seq)
+{
+	struct vfsb_iset_ent *e, *slot = NULL;
+	u32 h = vfsb_ikey_hash(k), i;
+
+	for (i = 0; i < VFSB_ISET_PROBES; i++) {
+		e = &in->set[(h + i) & (BIT(VFSB_ISET_BITS) - 1)];
+		if (e->epoch != in->epoch) {
+			slot = e;
+			break;
+		}
+		if (!slot || e->seq < slot->seq)
+			slot = e;
+	}
+	slot->key = *k;
+	slot->seq = seq;
+	slot->epoch = in->epoch;
+}
+
+static void vfsb_req_add(struct vfsb_intent_req *req, struct vfsb_intent *in,
+			 u64 seq, const struct vfsb_ikey *k)
+{
+	if (!req->in) {
+		refcount_inc(&in->ref);
+		req->in = in;
+	} else if (WARN_ON_ONCE(req->in != in)) {
+		return;
+	}
+	req->seq = max(req->seq, seq);
+	if (req->nr_keys < VFSB_IREQ_KEYS)
+		req->keys[req->nr_keys++] = *k;
+}
+
+/*
+ * Offers rec to the intent subscriber's ring r. What the change must
+ * wait for goes into req. Atomic context.
+ */
+enum vfsb_push vfsb_intent_push(struct vfsb_intent *in, struct vfsb_ring *r,
+				struct vfsb_record *rec,
+				const struct vfsb_ckey *key,
+				struct vfsb_intent_req *req)
+{
+	struct vfsb_ikey ik = { .dev = rec->dev };
+	enum vfsb_push ret;
+	unsigned long flags;
+	u64 wait = 0;
+	bool found;
+
+	if (rec->parent_ino) {
+		ik.ino = rec->parent_ino;
+		ik.gen = rec->parent_generation;
+	} else {
+		ik.ino = rec->ino;
+		ik.gen = rec->generation;
+	}
+	spin_lock_irqsave(&in->lock, flags);
+	rec->epoch = in->epoch;
+	if (in->dead || current->tgid == in->tgid) {
+		spin_unlock_irqrestore(&in->lock, flags);
+		ret = vfsb_ring_push(r, rec, key);
+		goto out;
+	}
+	{
+		struct vfsb_iset_ent *e = vfsb_iset_find(in, &ik);
+
+		found = e;
+		if (e && e->seq > in->acked)
+			wait = e->seq;
+	}
+	if (found) {
+		spin_unlock_irqrestore(&in->lock, flags);
+		ret = vfsb_ring_push(r, rec, key);
+	} else {
+		/* never filtered nor coalesced: it must be seen and acked */
+		rec->flags |= VFSB_RECF_INTENT;
+		ret = vfsb_ring_push(r, rec, NULL);
+		rec->flags &= ~VFSB_RECF_INTENT;
+		wait = rec->seq;
+		vfsb_iset_insert(in, &ik, wait);
+		spin_unlock_irqrestore(&in->lock, flags);
+	}
+	if (wait)
+		vfsb_req_add(req, in, wait, &ik);
+out:
+	rec->epoch = 0;
+	return ret;
+}
+
+static void vfsb_req_put(struct vfsb_intent_req *req)
+{
+	if (req->in)
+		vfsb_intent_put(req->in);
+	req->in = NULL;
+}
+
+/*
+ * The change goes on without its ack: its directories count as acked
+ * for the rest of the epoch, and the filesystem gets a RESCAN record.
+ */
+static void vfsb_intent_give_up(struct vfsb_intent_req *req)
+{
+	struct vfsb_intent *in = req->in;
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&in->lock, flags);
+	for (i = 0; i < req->nr_keys; i++) {
+		struct vfsb_iset_ent *e = vfsb_iset_find(in, &req->keys[i]);
+
+		if (e)
+			e->seq = 0;
+		if (in->ring)
+			vfsb_ring_note_rescan(in->ring, req->keys[i].dev,
+					      VFSB_RESCAN_INTENT);
+	}
+	spin_unlock_irqrestore(&in->lock, flags);
+}
+
+/* A context that cannot wait: the change goes on now. */
+void vfsb_intent_unwaited(struct vfsb_intent_req *req)
+{
+	if (!req->in)
+		return;
+	vfsb_intent_give_up(req);
+	vfsb_req_put(req);
+}
+
+/*
+ * Waits for req's ack (sleeps; the caller holds no section). 0: go on;
+ * -ETIMEDOUT or -ENOTCONN: fail the change (VFSB_SUB_FAIL_CLOSED, when
+ * the caller can fail it); -EINTR: a fatal signal.
+ */
+int vfsb_intent_wait(struct vfsb_intent_req *req, bool can_fail)
+{
+	struct vfsb_intent *in = req->in;
+	long left;
+	int ret = 0;
+
+	if (!in)
+		return 0;
+	left = wait_event_killable_timeout(in->wq,
+					   READ_ONCE(in->acked) >= req->seq ||
+					   READ_ONCE(in->dead),
+					   msecs_to_jiffies(in->timeout_ms));
+	if (left < 0)
+		ret = -EINTR;
+	else if (READ_ONCE(in->acked) >= req->seq)
+		ret = 0;
+	else if (READ_ONCE(in->dead))
+		ret = in->fail_closed && can_fail ? -ENOTCONN : 0;
+	else if (in->fail_closed && can_fail)
+		ret = -ETIMEDOUT;
+	else
+		vfsb_intent_give_up(req);
+	vfsb_req_put(req);
+	return ret;
+}
+
+/* ---- waiting at the return to user space ---- */
+
+struct vfsb_intent_tw {
+	struct callback_head cb;
+	struct vfsb_intent_req req;
+	bool syscall;
+};
+
+static void vfsb_intent_tw_fn(struct callback_head *cb)
+{
+	struct vfsb_intent_tw *tw = container_of(cb, struct vfsb_intent_tw, cb);
+	struct pt_regs *regs = task_pt_regs(current);
+	int err;
+
+	/*
+	 * The failed call's sections end first: a checkpoint must not wait
+	 * for a writer that waits for the checkpointing subscriber.
+	 */
+	vfsb_task_end_syscall();
+	err = vfsb_intent_wait(&tw->req, tw->syscall);
+	/* fail-closed: the call returns the error instead of restarting */
+	if (tw->syscall && err && err != -EINTR &&
+	    syscall_get_error(current, regs) == -ERESTARTNOINTR)
+		syscall_set_return_value(current, regs, err, 0);
+	kfree(tw);
+	module_put(THIS_MODULE);
+}
+
+static bool vfsb_intent_defer(struct vfsb_intent_req *req, bool syscall)
+{
+	struct vfsb_intent_tw *tw;
+
+	tw = kmalloc(sizeof(*tw), GFP_ATOMIC | __GFP_NOWARN);
+	if (!tw)
+		goto unwaited;
+	tw->req = *req;
+	tw->syscall = syscall;
+	init_task_work(&tw->cb, vfsb_intent_tw_fn);
+	__module_get(THIS_MODULE);
+	if (task_work_add(current, &tw->cb, syscall ? TWA_SIGNAL : TWA_RESUME)) {
+		module_put(THIS_MODULE);
+		kfree(tw);
+		goto unwaited;
+	}
+	req->in = NULL;		/* the task work's now */
+	return true;
+unwaited:
+	vfsb_intent_unwaited(req);
+	return false;
+}
+
+/*
+ * Whether the current system call can fail with -ERESTARTNOINTR and be
+ * restarted: a user task in a system call. Not io_uring_enter(), whose
+ * operations report their results in completions; not io_uring's or
+ * any kernel thread.
+ */
+static bool vfsb_syscall_restartable(void)
+{
+	long nr;
+
+	if (!in_task() || (current->flags & (PF_KTHREAD | PF_IO_WORKER |
+					     PF_EXITING)))
+		return false;
+	nr = syscall_get_nr(current, task_pt_regs(current));
+	return nr >= 0 && nr != __NR_io_uring_enter;
+}
+
+/*
+ * A hook in a system call: true when the call must fail now with
+ * -ERESTARTNOINTR (its wait is queued); false: go on (nothing to wait
+ * for, or it cannot wait and goes on unacked).
+ */
+bool vfsb_intent_defer_syscall(struct vfsb_intent_req *req)
+{
+	if (!req->in)
+		return false;
+	if (!vfsb_syscall_restartable()) {
+		vfsb_intent_unwaited(req);
+		return false;
+	}
+	return vfsb_intent_defer(req, true);
+}
+
+/* A write fault on a shared mapping; user: it came from user mode. */
+bool vfsb_intent_defer_fault(struct vfsb_intent_req *req, bool user)
+{
+	if (!req->in)
+		return false;
+	if (!user || !in_task() ||
+	    (current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_EXITING))) {
+		vfsb_intent_unwaited(req);
+		return false;
+	}
+	return vfsb_intent_defer(req, false);
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Intent mode: the first change of each directory in each epoch waits
+ * for the journal subscriber's ack before it changes anything.
+ */
+#ifndef VFSB_INTENT_H
+#define VFSB_INTENT_H
+
+#include <linux/types.h>
+#include <uapi/linux/vfsbarrier.h>
+
+#include "ring.h"
+
+struct vfsb_intent;
+
+/* A directory, as intents are deduplicated: its filesystem and inode. */
+struct vfsb_ikey {
+	u64 ino;
+	u32 gen;
+	u32 dev;
+};
+
+#define VFSB_IREQ_KEYS	4
+
+/*
+ * What the change being announced must wait for: the ack of seq from
+ * subscriber in (a reference), for the directories in keys.
+ */
+struct vfsb_intent_req {
+	struct vfsb_intent *in;
+	u64 seq;
+	u32 nr_keys;
+	struct vfsb_ikey keys[VFSB_IREQ_KEYS];
+};
+
+struct vfsb_intent *vfsb_intent_alloc(const struct vfsb_subscribe *sub,
+				      struct vfsb_ring *ring);
+void vfsb_intent_dying(struct vfsb_intent *in);
+void vfsb_intent_close(struct vfsb_intent *in);
+int vfsb_intent_ack(struct vfsb_intent *in, u64 seq);
+u64 vfsb_intent_next_epoch(struct vfsb_intent *in);
+
+enum vfsb_push vfsb_intent_push(struct vfsb_intent *in, struct vfsb_ring *r,
+				struct vfsb_record *rec,
+				const struct vfsb_ckey *key,
+				struct vfsb_intent_req *req);
+
+/* How the announcing context can wait (hooks.c). */
+bool vfsb_intent_defer_syscall(struct vfsb_intent_req *req);
+bool vfsb_intent_defer_fault(struct vfsb_intent_req *req, bool user);
+int vfsb_intent_wait(struct vfsb_intent_req *req, bool can_fail);
+void vfsb_intent_unwaited(struct vfsb_intent_req *req);
+
+#endif /* VFSB_INTENT_H */

@@ -1,0 +1,718 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Intent mode (VFSB_SUB_INTENT): the first change of a directory in an
+ * epoch waits for the subscriber's ack, before it changes anything;
+ * later ones do not; a checkpoint starts the next epoch and waits for
+ * the closed one's changes; timeouts and a closing subscriber end the
+ * waits by the subscriber's policy; a waiting writer holds nothing the
+ * subscriber or a freeze needs.
+ *
+ * The writers are child processes (the subscriber's own process never
+ * waits). A writer is known to be waiting, not merely slow, because
+ * nothing but the ack the test has not given yet can let it go: the
+ * test reads the intent record, sees the change not made, acks, and
+ * only then sees it made.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "vfsb.h"
+#include "hold_calls.h"
+#include "rec_batch.h"
+#include "testfs.h"
+#include "uffd_hold.h"
+#include "kselftest_harness.h"
+
+#define DIR_T	"/tmp/in-t"
+#define DIR_E	"/tmp/in-e"
+#define LONG_MS	60000	/* an intent timeout no test reaches */
+
+/* A writer in a process of its own; its result comes back on a pipe. */
+struct child {
+	pid_t pid;
+	int res;		/* read end: one int, 0 or -errno */
+	int ctl;		/* write end: what the child waits for, if any */
+};
+
+/* fn(path, ctl, res): res lets it report before its result (once). */
+typedef int (*child_fn)(const char *path, int ctl, int res);
+
+static int child_start(struct child *ch, child_fn fn, const char *path)
+{
+	int rp[2], cp[2];
+
+	if (pipe2(rp, O_CLOEXEC) || pipe2(cp, O_CLOEXEC))
+		return -errno;
+	ch->pid = fork();
+	if (ch->pid < 0)
+		return -errno;
+	if (!ch->pid) {
+		int r, fd;
+
+		/* not the subscriber's device: its close must release it */
+		for (fd = 3; fd < 1024; fd++)
+			if (fd != rp[1] && fd != cp[0])
+				close(fd);
+		r = fn(path, cp[0], rp[1]);
+		_exit(write(rp[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
+	}
+	close(rp[1]);
+	close(cp[0]);
+	ch->res = rp[0];
+	ch->ctl = cp[1];
+	return 0;
+}
+
+/* The child's result within ms: 0 or -errno it reported; 1: none yet. */
+static int child_result(struct child *ch, int ms, int *res)
+{
+	struct pollfd p = { .fd = ch->res, .events = POLLIN };
+
+	if (poll(&p, 1, ms) != 1)
+		return 1;
+	if (read(ch->res, res, sizeof(*res)) != sizeof(*res))
+		return -EIO;
+	return 0;
+}
+
+static void child_end(struct child *ch)
+{
+	close(ch->ctl);
+	close(ch->res);
+	kill(ch->pid, SIGKILL);
+	waitpid(ch->pid, NULL, 0);
+}
+
+static int op_mkdir(const char *path, int ctl, int res)
+{
+	return mkdir(path, 0755) ? -errno : 0;
+}
+
+static int op_create(const char *path, int ctl, int res)
+{
+	int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* Appends "abc": a restarted write must still write it once. */
+static int op_append(const char *path, int ctl, int res)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, "abc", 3);
+	close(fd);
+	return n == 3 ? 0 : n < 0 ? -errno : -EIO;
+}
+
+static int op_rename_to_d2(const char *path, int ctl, int res)
+{
+	return rename(path, DIR_T "/d2/moved") ? -errno : 0;
+}
+
+/* "io" at 0 by io_uring (a ring of its own). */
+static int op_uring_write(const char *path, int ctl, int res)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = uring_write1(fd, "io", 2, 0);
+	close(fd);
+	return ret;
+}
+
+/* A store through a shared mapping of the file's first page. */
+static int op_mmap_store(const char *path, int ctl, int res)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	char *p;
+
+	if (fd < 0)
+		return -errno;
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -errno;
+	p[0] = 'M';
+	return munmap(p, 4096) ? -errno : 0;
+}
+
+/*
+ * write(2) from a userfaultfd-missing page: held inside the write, after
+ * its intent was acked, until the test writes a byte to ctl. Reports
+ * "held" first (result 1), then the write's.
+ */
+static int op_held_write(const char *path, int ctl, int res)
+{
+	static struct uffd_hold h;
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int held = 1;
+	char go;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	if (uffd_hold_start(&h, fd))
+		return -EIO;
+	if (write(res, &held, sizeof(held)) != sizeof(held) ||
+	    read(ctl, &go, 1) != 1)
+		return -EIO;
+	n = uffd_hold_release(&h);
+	return n > 0 ? 0 : n < 0 ? (int)n : -EIO;
+}
+
+/* A whole record, items included. */
+union rec {
+	struct vfsb_record r;
+	char bytes[VFSB_RECORD_MAX];
+};
+
+/*
+ * Waits (10 s at most) for a record of want_type with all of want_flags
+ * and copies it whole: 0 or -ETIMEDOUT.
+ */
+static int wait_record(int dev, int want_type, __u32 want_flags,
+		       union rec *out)
+{
+	static struct rec_batch b;
+	struct pollfd p = { .fd = dev, .events = POLLIN };
+	int tries, i;
+
+	for (tries = 0; tries < 100; tries++) {
+		if (rec_drain(dev, &b))
+			return -EIO;
+		for (i = 0; i < b.n; i++) {
+			struct vfsb_record *r = b.rec[i];
+
+			if (r->type == want_type &&
+			    (r->flags & want_flags) == want_flags) {
+				memcpy(out, r, r->size);
+				return 0;
+			}
+		}
+		poll(&p, 1, 100);
+	}
+	return -ETIMEDOUT;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st);
+}
+
+/* An intent subscriber of a fresh tmpfs with directory d in it. */
+static int setup(int *dev, __u32 flags, __u32 timeout_ms)
+{
+	int ret = mount_tmpfs(DIR_T);
+
+	if (ret)
+		return ret;
+	if (mkdir(DIR_T "/d", 0755) || put_file(DIR_T "/d/f", ""))
+		return -errno;
+	*dev = vfsb_open_flags(O_NONBLOCK);
+	if (*dev < 0)
+		return *dev;
+	ret = vfsb_subscribe_intent(*dev, 0, flags, timeout_ms, NULL);
+	return ret ? ret : vfsb_watch_path(*dev, DIR_T);
+}
+
+/*
+ * The first change of d waits for the ack of its intent record; while
+ * it waits, the subscriber can stat, list and open d by its handle;
+ * later changes of d in the epoch do not wait.
+ */
+TEST(first_change_of_a_directory_waits_for_its_ack)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	struct child ch, ch2;
+	struct dirent *de;
+	struct stat st;
+	int dev, res, fd, mfd, entries = 0;
+	DIR *dir;
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, child_start(&ch, op_mkdir, DIR_T "/d/x"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	EXPECT_EQ(1, r->epoch);
+	EXPECT_EQ(VFSB_R_CREATE, r->reasons);
+	EXPECT_EQ(ino_of(DIR_T "/d"), (long long)r->parent_ino);
+	EXPECT_LT(0, r->seq);
+
+	/* not acked: not made, and the writer has not returned */
+	EXPECT_FALSE(exists(DIR_T "/d/x"));
+	EXPECT_EQ(1, child_result(&ch, 0, &res));
+	/* what the journal daemon may need meanwhile */
+	EXPECT_TRUE(exists(DIR_T "/d"));
+	dir = opendir(DIR_T "/d");
+	ASSERT_NE(NULL, dir);
+	while ((de = readdir(dir)))
+		entries++;
+	closedir(dir);
+	EXPECT_EQ(3, entries);	/* ., .., f */
+	/* the directory's handle in the record, opened while it waits */
+	mfd = open(DIR_T, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, mfd);
+	fd = vfsb_rec_open_handle(r, VFSB_ITEM_PARENT_FH, mfd,
+				  O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, fstat(fd, &st));
+	EXPECT_EQ(ino_of(DIR_T "/d"), (long long)st.st_ino);
+	close(fd);
+	close(mfd);
+	EXPECT_EQ(1, child_result(&ch, 0, &res));
+
+	EXPECT_EQ(-EINVAL, vfsb_ack(dev, r->seq + 1000000));
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	EXPECT_TRUE(exists(DIR_T "/d/x"));
+	child_end(&ch);
+
+	/* the same directory, the same epoch: no wait, no intent */
+	ASSERT_EQ(0, child_start(&ch2, op_create, DIR_T "/d/y"));
+	ASSERT_EQ(0, child_result(&ch2, 20000, &res));
+	EXPECT_EQ(0, res);
+	child_end(&ch2);
+	EXPECT_TRUE(exists(DIR_T "/d/y"));
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * A checkpoint closes the epoch: the next change of the same directory
+ * waits again, announced in the next epoch.
+ */
+TEST(checkpoint_starts_the_next_epoch)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	struct child ch;
+	__u64 closed;
+	int dev, res;
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, child_start(&ch, op_create, DIR_T "/d/a"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	EXPECT_EQ(1, r->epoch);
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	child_end(&ch);
+
+	ASSERT_EQ(0, vfsb_checkpoint(dev, 10000, &closed));
+	EXPECT_EQ(1, closed);
+	ASSERT_EQ(0, child_start(&ch, op_create, DIR_T "/d/b"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	EXPECT_EQ(2, r->epoch);
+	EXPECT_FALSE(exists(DIR_T "/d/b"));
+	EXPECT_EQ(1, child_result(&ch, 0, &res));
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	EXPECT_TRUE(exists(DIR_T "/d/b"));
+	child_end(&ch);
+	ASSERT_EQ(0, vfsb_checkpoint(dev, 10000, &closed));
+	EXPECT_EQ(2, closed);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/* Data: a write(2) waits the same way, and writes its bytes once. */
+TEST(data_write_waits_and_writes_once)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	struct child ch;
+	char buf[16] = { 0 };
+	int dev, res, fd;
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, child_start(&ch, op_append, DIR_T "/d/f"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	EXPECT_EQ(VFSB_R_DATA_WRITE, r->reasons);
+	EXPECT_EQ(1, child_result(&ch, 0, &res));
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	child_end(&ch);
+	fd = open(DIR_T "/d/f", O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(3, read(fd, buf, sizeof(buf)));
+	close(fd);
+	EXPECT_STREQ("abc", buf);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * A store through a shared mapping: its write fault (ext4 has one;
+ * tmpfs does not) waits, and the store lands once acked.
+ */
+TEST(mmap_write_fault_waits)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	struct child ch;
+	char buf[16] = { 0 };
+	int dev, res, fd, ret;
+
+	ret = mount_ext4(DIR_E);
+	if (ret == -ENODEV)
+		SKIP(return, "no scratch disk");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, mkdir(DIR_E "/d", 0755));
+	ASSERT_EQ(0, put_file(DIR_E "/d/f", "abc"));
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_subscribe_intent(dev, 0, 0, LONG_MS, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_E));
+	ASSERT_EQ(0, child_start(&ch, op_mmap_store, DIR_E "/d/f"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	EXPECT_EQ(VFSB_R_MMAP_WRITE, r->reasons);
+	EXPECT_EQ(1, child_result(&ch, 0, &res));
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	child_end(&ch);
+	fd = open(DIR_E "/d/f", O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(3, read(fd, buf, sizeof(buf)));
+	close(fd);
+	EXPECT_STREQ("Mbc", buf);
+	close(dev);
+	umount2(DIR_E, MNT_DETACH);
+}
+
+/*
+ * While one writer waits, writers to directories already acked in the
+ * epoch, and to filesystems nobody watches, go on.
+ */
+TEST(other_directories_go_on_while_one_waits)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	struct child a, b, c;
+	__u64 seq_a;
+	int dev, res;
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, mkdir(DIR_T "/d2", 0755));
+	ASSERT_EQ(0, mount_tmpfs("/tmp/in-o"));
+	/* d2 announced and acked in epoch 1 */
+	ASSERT_EQ(0, child_start(&c, op_create, DIR_T "/d2/pre"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&c, 10000, &res));
+	child_end(&c);
+
+	ASSERT_EQ(0, child_start(&a, op_mkdir, DIR_T "/d/x"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	seq_a = r->seq;
+	EXPECT_EQ(ino_of(DIR_T "/d"), (long long)r->parent_ino);
+	ASSERT_EQ(0, child_start(&b, op_create, DIR_T "/d2/y"));
+	ASSERT_EQ(0, child_result(&b, 20000, &res));
+	EXPECT_EQ(0, res);
+	child_end(&b);
+	ASSERT_EQ(0, child_start(&b, op_create, "/tmp/in-o/z"));
+	ASSERT_EQ(0, child_result(&b, 20000, &res));
+	EXPECT_EQ(0, res);
+	child_end(&b);
+	/* and the first still waits */
+	EXPECT_EQ(1, child_result(&a, 0, &res));
+	EXPECT_FALSE(exists(DIR_T "/d/x"));
+	ASSERT_EQ(0, vfsb_ack(dev, seq_a));
+	ASSERT_EQ(0, child_result(&a, 10000, &res));
+	EXPECT_EQ(0, res);
+	child_end(&a);
+	close(dev);
+	umount2("/tmp/in-o", MNT_DETACH);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * A rename between two directories new in the epoch: an intent for
+ * each; it waits until both are acked, and then happens once.
+ */
+TEST(rename_waits_for_both_directories)
+{
+	static struct rec_batch b;
+	struct pollfd p;
+	struct child ch;
+	__u64 seq[2];
+	int dev, res, i, n = 0, tries;
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, mkdir(DIR_T "/d2", 0755));
+	ASSERT_EQ(0, child_start(&ch, op_rename_to_d2, DIR_T "/d/f"));
+	p.fd = dev;
+	p.events = POLLIN;
+	for (tries = 0; n < 2 && tries < 100; tries++) {
+		ASSERT_EQ(0, rec_drain(dev, &b));
+		for (i = 0; i < b.n && n < 2; i++)
+			if (b.rec[i]->flags & VFSB_RECF_INTENT)
+				seq[n++] = b.rec[i]->seq;
+		if (n < 2)
+			poll(&p, 1, 100);
+	}
+	ASSERT_EQ(2, n);
+	ASSERT_LT(seq[0], seq[1]);
+	ASSERT_EQ(0, vfsb_ack(dev, seq[0]));
+	EXPECT_EQ(1, child_result(&ch, 0, &res));
+	EXPECT_TRUE(exists(DIR_T "/d/f"));
+	ASSERT_EQ(0, vfsb_ack(dev, seq[1]));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	EXPECT_FALSE(exists(DIR_T "/d/f"));
+	EXPECT_TRUE(exists(DIR_T "/d2/moved"));
+	child_end(&ch);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * The subscriber's own changes never wait for itself (fail-closed: a
+ * wait would fail the call), and are not intents.
+ */
+TEST(subscriber_own_writes_do_not_wait)
+{
+	static struct rec_batch b;
+	int dev, i, n = 0;
+
+	ASSERT_EQ(0, setup(&dev, VFSB_SUB_FAIL_CLOSED, LONG_MS));
+	ASSERT_EQ(0, rec_drain(dev, &b));
+	ASSERT_EQ(0, mkdir(DIR_T "/d/own", 0755));
+	ASSERT_EQ(0, put_file(DIR_T "/d/own/f", "x"));
+	ASSERT_EQ(0, rec_drain(dev, &b));
+	for (i = 0; i < b.n; i++) {
+		if (b.rec[i]->type != VFSB_REC_CHANGE)
+			continue;
+		n++;
+		EXPECT_FALSE(b.rec[i]->flags & VFSB_RECF_INTENT);
+		EXPECT_EQ(1, b.rec[i]->epoch);
+	}
+	EXPECT_LT(2, n);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * io_uring operations cannot wait (their results go to completions, not
+ * to a restartable call): the write goes on unacked and its filesystem
+ * gets a RESCAN record that says so.
+ */
+TEST(io_uring_write_goes_on_with_a_rescan)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	struct child ch;
+	int dev, res;
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, child_start(&ch, op_uring_write, DIR_T "/d/f"));
+	ASSERT_EQ(0, child_result(&ch, 20000, &res));
+	if (res == -ENOSYS)
+		SKIP(return, "no io_uring");
+	EXPECT_EQ(0, res);
+	child_end(&ch);
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_RESCAN, 0, &u));
+	EXPECT_TRUE(r->reasons & VFSB_RESCAN_INTENT);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/* Fail-open: no ack in time, the write goes on, and a RESCAN says so. */
+TEST(timeout_fail_open_rescans)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	struct child ch;
+	int dev, res;
+
+	ASSERT_EQ(0, setup(&dev, 0, 300));
+	ASSERT_EQ(0, child_start(&ch, op_mkdir, DIR_T "/d/x"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	ASSERT_EQ(0, child_result(&ch, 20000, &res));
+	EXPECT_EQ(0, res);
+	EXPECT_TRUE(exists(DIR_T "/d/x"));
+	child_end(&ch);
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_RESCAN, 0, &u));
+	EXPECT_TRUE(r->reasons & VFSB_RESCAN_INTENT);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/* Fail-closed: no ack in time, the call fails and changes nothing. */
+TEST(timeout_fail_closed_fails_the_call)
+{
+	union rec u;
+	struct child ch;
+	int dev, res;
+
+	ASSERT_EQ(0, setup(&dev, VFSB_SUB_FAIL_CLOSED, 300));
+	ASSERT_EQ(0, child_start(&ch, op_mkdir, DIR_T "/d/x"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	ASSERT_EQ(0, child_result(&ch, 20000, &res));
+	EXPECT_EQ(-ETIMEDOUT, res);
+	EXPECT_FALSE(exists(DIR_T "/d/x"));
+	child_end(&ch);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/* A subscriber that closes lets its waiting writers go at once. */
+TEST(closing_subscriber_releases_writers)
+{
+	union rec u;
+	struct child ch;
+	int dev, res;
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, child_start(&ch, op_mkdir, DIR_T "/d/x"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	EXPECT_EQ(1, child_result(&ch, 0, &res));
+	close(dev);
+	ASSERT_EQ(0, child_result(&ch, 20000, &res));
+	EXPECT_EQ(0, res);
+	EXPECT_TRUE(exists(DIR_T "/d/x"));
+	child_end(&ch);
+
+	/* fail-closed: the waiting call fails */
+	umount2(DIR_T, MNT_DETACH);
+	ASSERT_EQ(0, setup(&dev, VFSB_SUB_FAIL_CLOSED, LONG_MS));
+	ASSERT_EQ(0, child_start(&ch, op_mkdir, DIR_T "/d/x"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	close(dev);
+	ASSERT_EQ(0, child_result(&ch, 20000, &res));
+	EXPECT_EQ(-ENOTCONN, res);
+	EXPECT_FALSE(exists(DIR_T "/d/x"));
+	child_end(&ch);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/* Bad input: no ack or checkpoint without intent mode; policy alone. */
+TEST(intent_ioctls_check_their_input)
+{
+	struct vfsb_subscribe s = { .flags = VFSB_SUB_FAIL_CLOSED };
+	struct vfsb_checkpoint cp = { .flags = 1 };
+	int dev = vfsb_open(), dev2 = vfsb_open();
+
+	ASSERT_LE(0, dev);
+	ASSERT_LE(0, dev2);
+	EXPECT_EQ(-EINVAL, vfsb_ack(dev, 1));
+	EXPECT_EQ(-EINVAL, vfsb_checkpoint(dev, 0, NULL));
+	EXPECT_EQ(-1, ioctl(dev, VFSB_IOC_SUBSCRIBE, &s));
+	EXPECT_EQ(EINVAL, errno);
+	s.flags = 0;
+	s.intent_timeout_ms = 5;
+	EXPECT_EQ(-1, ioctl(dev, VFSB_IOC_SUBSCRIBE, &s));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, vfsb_subscribe_intent(dev, 0, 0, 0, NULL));
+	EXPECT_EQ(-EINVAL, vfsb_ack(dev, 0));
+	EXPECT_EQ(-1, ioctl(dev, VFSB_IOC_CHECKPOINT, &cp));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* one intent subscriber per filesystem */
+	ASSERT_EQ(0, mount_tmpfs(DIR_T));
+	ASSERT_EQ(0, vfsb_subscribe_intent(dev2, 0, 0, 0, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_T));
+	EXPECT_EQ(-EBUSY, vfsb_watch_path(dev2, DIR_T));
+	close(dev);
+	EXPECT_EQ(0, vfsb_watch_path(dev2, DIR_T));
+	close(dev2);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * A waiting writer holds no write access: FIFREEZE of its filesystem
+ * completes while it waits.
+ */
+TEST(freeze_completes_while_a_writer_waits)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	struct child ch;
+	int dev, res, fd, ret;
+
+	ret = mount_ext4(DIR_E);
+	if (ret == -ENODEV)
+		SKIP(return, "no scratch disk");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, mkdir(DIR_E "/d", 0755));
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_subscribe_intent(dev, 0, 0, LONG_MS, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_E));
+	ASSERT_EQ(0, child_start(&ch, op_mkdir, DIR_E "/d/x"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	fd = open(DIR_E, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, ioctl(fd, FIFREEZE, 0));
+	EXPECT_EQ(0, ioctl(fd, FITHAW, 0));
+	close(fd);
+	EXPECT_EQ(1, child_result(&ch, 0, &res));
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	child_end(&ch);
+	close(dev);
+	umount2(DIR_E, MNT_DETACH);
+}
+
+/*
+ * A change announced in epoch 1 and held in flight: the checkpoint that
+ * closes epoch 1 cannot return until it completes.
+ */
+TEST(checkpoint_waits_for_a_change_in_flight)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	struct child ch;
+	__u64 closed;
+	int dev, res;
+	char go = 'G';
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, child_start(&ch, op_held_write, DIR_T "/d/f"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	EXPECT_EQ(1, r->epoch);
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	/* "held": the write is inside its section, blocked on its page */
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	ASSERT_EQ(1, res);
+	EXPECT_EQ(-ETIMEDOUT, vfsb_checkpoint(dev, 300, &closed));
+	EXPECT_EQ(1, closed);
+	ASSERT_EQ(1, write(ch.ctl, &go, 1));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	EXPECT_EQ(0, vfsb_checkpoint(dev, 10000, &closed));
+	EXPECT_EQ(2, closed);
+	child_end(&ch);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+TEST_HARNESS_MAIN
