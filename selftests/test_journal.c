@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vbjournald and vbjournal as a user runs them: the daemon journals a
+ * watched tmpfs into a journal on another tmpfs; changes are made by
+ * this test (they wait for the daemon's acks); checkpoints close
+ * epochs; vbjournal names the directories that changed since a cursor,
+ * and no other; cursors it cannot answer are refused; a daemon killed
+ * in the middle of an epoch loses nothing and leaves a gap.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "testfs.h"
+#include "kselftest_harness.h"
+
+#define DIR_W	"/tmp/jn-w"	/* watched */
+#define DIR_J	"/tmp/jn-j"	/* the journal's filesystem */
+#define JOURNAL	DIR_J "/journal"
+
+/* A tool next to this test (the guest's bin directory). */
+static const char *tool(const char *name)
+{
+	static char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
+	char *slash;
+
+	if (n < 0)
+		return name;
+	path[n] = 0;
+	slash = strrchr(path, '/');
+	strcpy(slash ? slash + 1 : path, name);
+	return path;
+}
+
+static char out[1 << 16];
+
+/* Runs vbjournal --journal JOURNAL args...; stdout in out; exit code. */
+static int vbjournal(const char *arg, ...)
+{
+	char *argv[16] = { "vbjournal", "--journal", JOURNAL };
+	int p[2], n = 3, status;
+	size_t len = 0;
+	ssize_t got;
+	va_list ap;
+	pid_t pid;
+
+	va_start(ap, arg);
+	for (; arg && n < 15; arg = va_arg(ap, const char *))
+		argv[n++] = (char *)arg;
+	va_end(ap);
+	argv[n] = NULL;
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		dup2(p[1], 1);
+		execv(tool("vbjournal"), argv);
+		_exit(127);
+	}
+	close(p[1]);
+	while ((got = read(p[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += got;
+	out[len] = 0;
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* The daemon, its stdout (a pipe), and the line it printed last. */
+struct daemon {
+	pid_t pid;
+	int out;
+	char line[256];
+};
+
+/* Reads the daemon's next line (20 s at most): 0 or -ETIMEDOUT. */
+static int daemon_line(struct daemon *d)
+{
+	struct pollfd p = { .fd = d->out, .events = POLLIN };
+	size_t len = 0;
+	char c;
+
+	while (len + 1 < sizeof(d->line)) {
+		if (poll(&p, 1, 20000) != 1 || read(d->out, &c, 1) != 1)
+			return -ETIMEDOUT;
+		if (c == '\n')
+			break;
+		d->line[len++] = c;
+	}
+	d->line[len] = 0;
+	return 0;
+}
+
+/* Starts vbjournald on DIR_W (extra: one more argument, or NULL). */
+static int daemon_start(struct daemon *d, const char *journal,
+			const char *extra)
+{
+	char *argv[] = { "vbjournald", "--fs", DIR_W, "--journal",
+			 (char *)journal, "--interval", "3600000",
+			 (char *)extra, NULL };
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	d->pid = fork();
+	if (!d->pid) {
+		dup2(p[1], 1);
+		execv(tool("vbjournald"), argv);
+		_exit(127);
+	}
+	close(p[1]);
+	d->out = p[0];
+	return daemon_line(d);
+}
+
+static int daemon_stop(struct daemon *d, int sig)
+{
+	int status;
+
+	kill(d->pid, sig);
+	waitpid(d->pid, &status, 0);
+	close(d->out);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* A checkpoint through vbjournal; the cursor it printed into cur. */
+static int checkpoint(char *cur, size_t sz)
+{
+	int ret = vbjournal("checkpoint", NULL);
+
+	snprintf(cur, sz, "%.63s", out);
+	cur[strcspn(cur, "\n")] = 0;
+	return ret;
+}
+
+static bool listed(const char *dir)
+{
+	char line[PATH_MAX + 8];
+
+	snprintf(line, sizeof(line), "dir %s\n", dir);
+	return strstr(out, line);
+}
+
+static int setup(void)
+{
+	int ret = mount_tmpfs(DIR_W);
+
+	if (!ret)
+		ret = mount_tmpfs(DIR_J);
+	if (ret)
+		return ret;
+	if (mkdir(DIR_W "/a", 0755) || mkdir(DIR_W "/a/b", 0755) ||
+	    mkdir(DIR_W "/c", 0755) || mkdir(DIR_W "/c/d", 0755) ||
+	    mkdir(DIR_W "/e", 0755) || put_file(DIR_W "/c/d/f", "x"))
+		return -errno;
+	return 0;
+}
+
+static void teardown(void)
+{
+	umount2(DIR_W, MNT_DETACH);
+	umount2(DIR_J, MNT_DETACH);
+}
+
+TEST(changes_since_a_cursor_name_what_changed)
+{
+	struct daemon d;
+	char c0[64], c1[64], line[128];
+	int fd;
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_NE(NULL, strstr(d.line, "vbjournald: journal "));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+
+	/* changes in a/b, c/d (data) and e (mkdir), none in a or c */
+	ASSERT_EQ(0, put_file(DIR_W "/a/b/new", "n"));
+	fd = open(DIR_W "/c/d/f", O_WRONLY | O_APPEND);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, write(fd, "y", 1));
+	close(fd);
+	ASSERT_EQ(0, mkdir(DIR_W "/e/x", 0755));
+	ASSERT_EQ(0, checkpoint(c1, sizeof(c1)));
+	EXPECT_NE(0, strcmp(c0, c1));
+
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	EXPECT_TRUE(listed(DIR_W "/a/b"));
+	EXPECT_TRUE(listed(DIR_W "/c/d"));
+	EXPECT_TRUE(listed(DIR_W "/e"));
+	EXPECT_FALSE(listed(DIR_W "/a"));
+	EXPECT_FALSE(listed(DIR_W "/c"));
+	EXPECT_FALSE(listed(DIR_W));
+	snprintf(line, sizeof(line), "cursor %s\n", c1);
+	EXPECT_NE(NULL, strstr(out, line));
+	TH_LOG("changes since %s:\n%s", c0, out);
+
+	/* a subtree: one range of the path index */
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, "--under",
+			       DIR_W "/a", NULL));
+	EXPECT_TRUE(listed(DIR_W "/a/b"));
+	EXPECT_FALSE(listed(DIR_W "/c/d"));
+	EXPECT_FALSE(listed(DIR_W "/e"));
+
+	/* nothing since the last checkpoint */
+	ASSERT_EQ(0, vbjournal("changes", "--since", c1, NULL));
+	EXPECT_EQ(NULL, strstr(out, "dir "));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, "--json", NULL));
+	EXPECT_NE(NULL, strstr(out, "\"path\":\"" DIR_W "/e\""));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	teardown();
+}
+
+/* Cursors of another journal, or ahead of this one: full rescan. */
+TEST(unanswerable_cursors_require_a_full_rescan)
+{
+	struct daemon d;
+	char c0[64], bad[80];
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	EXPECT_EQ(3, vbjournal("changes", "--since", "0123456789abcdef:1",
+			       NULL));
+	EXPECT_NE(NULL, strstr(out, "full rescan required: the cursor is of "
+			       "another journal"));
+	snprintf(bad, sizeof(bad), "%.16s:999999", c0);
+	EXPECT_EQ(3, vbjournal("changes", "--since", bad, NULL));
+	EXPECT_NE(NULL, strstr(out, "ahead"));
+	EXPECT_EQ(3, vbjournal("changes", "--since", "garbage", NULL));
+	EXPECT_EQ(2, vbjournal("changes", NULL));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	teardown();
+}
+
+/* A journal on a filesystem it watches is refused, unless forced. */
+TEST(journal_inside_a_watched_filesystem_is_refused)
+{
+	struct daemon d;
+
+	ASSERT_EQ(0, setup());
+	EXPECT_NE(0, daemon_start(&d, DIR_W "/journal", NULL));
+	EXPECT_EQ(1, daemon_stop(&d, 0));
+	ASSERT_EQ(0, daemon_start(&d, DIR_W "/journal", "--force"));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	teardown();
+}
+
+/*
+ * A daemon killed in the middle of an epoch: the intents it acked were
+ * durable, so after a restart the changes are still named; the time it
+ * was not running is a gap on the filesystem.
+ */
+TEST(killed_daemon_loses_nothing_and_reports_the_gap)
+{
+	struct daemon d;
+	char c0[64];
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	/* acked (the call returned), never checkpointed */
+	ASSERT_EQ(0, mkdir(DIR_W "/a/b/k", 0755));
+	EXPECT_EQ(128 + SIGKILL, daemon_stop(&d, SIGKILL));
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	EXPECT_TRUE(listed(DIR_W "/a/b"));
+	EXPECT_NE(NULL, strstr(out, "rescan fs " DIR_W " (daemon_died)"));
+	TH_LOG("after the restart:\n%s", out);
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	teardown();
+}
+
+TEST_HARNESS_MAIN

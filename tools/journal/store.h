@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The change journal on disk (store.c): an SQLite database in WAL mode
+ * with synchronous=FULL, so a COMMIT that returned is on stable storage.
+ *
+ * Journal epochs number the journal's whole life; each daemon session
+ * maps the module's epochs (1, 2, ... per subscription) onto them from
+ * its base. An epoch is open (0), durable (1: its checkpoint and syncfs
+ * completed) or recovered (2: left open by a session that ended, so
+ * every change in it has ended too). A cursor is "<journal id>:<epoch>":
+ * every change of epochs up to that one has been seen.
+ */
+#ifndef VBJ_STORE_H
+#define VBJ_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sqlite3.h>
+
+#define VBJ_DB_NAME	"journal.db"
+
+enum vbj_epoch_state { VBJ_OPEN = 0, VBJ_DURABLE = 1, VBJ_RECOVERED = 2 };
+
+struct vbj_store {
+	sqlite3 *db;
+	uint64_t journal_id;
+};
+
+/* Opens (create: creates) the journal in dir: 0 or -errno / -EIO. */
+int vbj_open(struct vbj_store *s, const char *dir, bool create);
+void vbj_close(struct vbj_store *s);
+
+int vbj_begin(struct vbj_store *s);
+/* COMMIT: durable when it returns 0. */
+int vbj_commit(struct vbj_store *s);
+int vbj_exec(struct vbj_store *s, const char *sql);
+
+/* meta key/value; get: 0, -ENOENT. */
+int vbj_meta_set(struct vbj_store *s, const char *key, const char *val);
+int vbj_meta_get(struct vbj_store *s, const char *key, char *val, int sz);
+
+/* The filesystem's row id by its UUID (hex), added with mount if new. */
+int vbj_fs_id(struct vbj_store *s, const char *uuid, const char *mount,
+	      int64_t *id);
+
+/* The highest epoch there is (0: none). */
+int64_t vbj_last_epoch(struct vbj_store *s);
+/* The highest epoch not open, i.e. whose changes have all ended. */
+int64_t vbj_last_closed(struct vbj_store *s);
+/* The lowest epoch still held (trimmed below it), 1 when none was. */
+int64_t vbj_first_epoch(struct vbj_store *s);
+int vbj_epoch_add(struct vbj_store *s, int64_t epoch);
+/* Every open epoch up to upto gets state. */
+int vbj_epochs_close(struct vbj_store *s, int64_t upto, int state);
+
+/* A directory (by handle) that may have changed in epoch. */
+int vbj_change_add(struct vbj_store *s, int64_t epoch, int64_t fs,
+		   const void *handle, int len);
+/* A gap: scope "fs" (the whole filesystem) or "dir" (path). */
+int vbj_gap_add(struct vbj_store *s, int64_t epoch, int64_t fs,
+		const char *scope, const char *reason, const char *path);
+
+#endif /* VBJ_STORE_H */

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vbjournal: questions to the change journal vbjournald keeps.
+ *
+ *   vbjournal [--journal DIR] cursor
+ *   vbjournal [--journal DIR] changes --since CURSOR [--under PATH] [--json]
+ *   vbjournal [--journal DIR] status [--json]
+ *   vbjournal [--journal DIR] checkpoint
+ *
+ * changes answers only from epochs whose changes have all ended (closed
+ * by a checkpoint, or recovered after the session that had them open
+ * ended): nothing it names is still being written. It prints the
+ * directories that may have changed after the cursor, the rescans the
+ * journal's gaps require, and the cursor to ask from next time. A
+ * cursor of another journal, of a trimmed range or from the future
+ * cannot be answered: "full rescan required", exit 3.
+ *
+ * Exit: 0; 1 error; 2 usage; 3 full rescan required.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jw.h"
+#include "store.h"
+
+#define DEFAULT_JOURNAL "/var/lib/vbjournal"
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: vbjournal [--journal DIR] cursor\n"
+		"       vbjournal [--journal DIR] changes --since CURSOR "
+		"[--under PATH] [--json]\n"
+		"       vbjournal [--journal DIR] status [--json]\n"
+		"       vbjournal [--journal DIR] checkpoint\n");
+	exit(2);
+}
+
+static void print_cursor(struct vbj_store *s, int64_t epoch)
+{
+	printf("%016" PRIx64 ":%" PRId64 "\n", s->journal_id, epoch);
+}
+
+/* Why cursor cannot be answered, or NULL; *epoch: its epoch. */
+static const char *check_cursor(struct vbj_store *s, const char *cursor,
+				int64_t *epoch)
+{
+	char *end;
+	uint64_t id = strtoull(cursor, &end, 16);
+
+	if (*end != ':' || end == cursor)
+		return "not a cursor";
+	*epoch = strtoll(end + 1, &end, 10);
+	if (*end || *epoch < 0)
+		return "not a cursor";
+	if (id != s->journal_id)
+		return "the cursor is of another journal";
+	if (*epoch > vbj_last_epoch(s))
+		return "the cursor is ahead of this journal";
+	if (*epoch + 1 < vbj_first_epoch(s))
+		return "the epochs after the cursor were trimmed";
+	return NULL;
+}
+
+static void hex(const unsigned char *p, int n, char *out)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", p[i]);
+}
+
+static int cmd_changes(struct vbj_store *s, const char *since,
+		       const char *under, bool json)
+{
+	const char *why;
+	int64_t from, to;
+	sqlite3_stmt *st;
+	char lo[4200], hi[4200], cur[64];
+	struct jw j;
+	int n = 0;
+
+	why = check_cursor(s, since, &from);
+	if (why) {
+		if (json)
+			printf("{\"rescan_required\":\"full\",\"why\":\"%s\"}\n",
+			       why);
+		else
+			printf("full rescan required: %s\n", why);
+		return 3;
+	}
+	to = vbj_last_closed(s);
+	if (to < from)
+		to = from;
+	snprintf(cur, sizeof(cur), "%016" PRIx64 ":%" PRId64, s->journal_id, to);
+	if (under) {
+		snprintf(lo, sizeof(lo), "%s/", under);
+		/* '0' follows '/': the range holds exactly what is under it */
+		snprintf(hi, sizeof(hi), "%s0", under);
+	}
+	if (json) {
+		jw_init(&j, stdout, true);
+		jw_obj(&j, NULL);
+		jw_str(&j, "cursor", cur);
+		jw_arr(&j, "dirs");
+	}
+	/* directories: by path where it is known, else by handle */
+	if (sqlite3_prepare_v2(s->db,
+			       under ?
+			       "SELECT DISTINCT path, fs, handle FROM changes "
+			       "WHERE epoch > ?1 AND epoch <= ?2 AND "
+			       "(path = ?3 OR (path >= ?4 AND path < ?5) OR "
+			       "path IS NULL OR path = '') ORDER BY path" :
+			       "SELECT DISTINCT path, fs, handle FROM changes "
+			       "WHERE epoch > ?1 AND epoch <= ?2 ORDER BY path",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 1;
+	sqlite3_bind_int64(st, 1, from);
+	sqlite3_bind_int64(st, 2, to);
+	if (under) {
+		sqlite3_bind_text(st, 3, under, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 4, lo, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 5, hi, -1, SQLITE_TRANSIENT);
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *path = (const char *)sqlite3_column_text(st, 0);
+		char h[520];
+		int hl = sqlite3_column_bytes(st, 2);
+
+		hex(sqlite3_column_blob(st, 2), hl > 256 ? 256 : hl, h);
+		if (json) {
+			jw_obj(&j, NULL);
+			if (path && path[0])
+				jw_str(&j, "path", path);
+			jw_int(&j, "fs", sqlite3_column_int64(st, 1));
+			jw_str(&j, "handle", h);
+			jw_end(&j);
+		} else if (path && path[0]) {
+			printf("dir %s\n", path);
+		} else {
+			printf("dir ? fs=%" PRId64 " handle=%s\n",
+			       (int64_t)sqlite3_column_int64(st, 1), h);
+		}
+		n++;
+	}
+	sqlite3_finalize(st);
+	if (json) {
+		jw_end(&j);
+		jw_arr(&j, "rescan");
+	}
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT DISTINCT scope, reason, path FROM gaps "
+			       "WHERE epoch > ? AND epoch <= ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return 1;
+	sqlite3_bind_int64(st, 1, from);
+	sqlite3_bind_int64(st, 2, to);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *scope = (const char *)sqlite3_column_text(st, 0);
+		const char *reason = (const char *)sqlite3_column_text(st, 1);
+		const char *path = (const char *)sqlite3_column_text(st, 2);
+
+		if (json) {
+			jw_obj(&j, NULL);
+			jw_str(&j, "scope", scope);
+			jw_str(&j, "reason", reason);
+			jw_str(&j, "path", path);
+			jw_end(&j);
+		} else {
+			printf("rescan %s %s (%s)\n", scope, path, reason);
+		}
+	}
+	sqlite3_finalize(st);
+	if (json) {
+		jw_end(&j);
+		jw_int(&j, "count", n);
+		jw_end(&j);
+		return jw_close(&j) ? 1 : 0;
+	}
+	printf("cursor %s\n", cur);
+	return 0;
+}
+
+static int cmd_status(struct vbj_store *s, bool json)
+{
+	int64_t last = vbj_last_epoch(s), closed = vbj_last_closed(s);
+	char clean[8] = "?", pid[16] = "?";
+	struct jw j;
+
+	vbj_meta_get(s, "session_clean", clean, sizeof(clean));
+	vbj_meta_get(s, "pid", pid, sizeof(pid));
+	if (!json) {
+		printf("journal %016" PRIx64 "\nepoch %" PRId64
+		       "\nlast closed %" PRId64 "\nfirst %" PRId64
+		       "\ndaemon %s (%s)\n", s->journal_id, last, closed,
+		       vbj_first_epoch(s), pid,
+		       clean[0] == '1' ? "stopped" : "running or died");
+		return 0;
+	}
+	jw_init(&j, stdout, true);
+	jw_obj(&j, NULL);
+	{
+		char id[20];
+
+		snprintf(id, sizeof(id), "%016" PRIx64, s->journal_id);
+		jw_str(&j, "journal_id", id);
+	}
+	jw_int(&j, "epoch", last);
+	jw_int(&j, "last_closed", closed);
+	jw_int(&j, "first_epoch", vbj_first_epoch(s));
+	jw_bool(&j, "session_clean", clean[0] == '1');
+	jw_end(&j);
+	return jw_close(&j) ? 1 : 0;
+}
+
+/* Asks the daemon for a checkpoint and waits (30 s) until one closes. */
+static int cmd_checkpoint(struct vbj_store *s)
+{
+	int64_t before = vbj_last_closed(s);
+	char pid[16];
+	int i;
+
+	if (vbj_meta_get(s, "pid", pid, sizeof(pid)) ||
+	    kill(atoi(pid), SIGUSR1)) {
+		fprintf(stderr, "vbjournal: the daemon is not running\n");
+		return 1;
+	}
+	for (i = 0; i < 3000; i++) {
+		struct timespec ts = { 0, 10000000 };
+
+		if (vbj_last_closed(s) > before) {
+			print_cursor(s, vbj_last_closed(s));
+			return 0;
+		}
+		nanosleep(&ts, NULL);
+	}
+	fprintf(stderr, "vbjournal: no checkpoint within 30 s\n");
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *journal = DEFAULT_JOURNAL, *since = NULL, *under = NULL;
+	struct vbj_store s;
+	bool json = false;
+	const char *cmd;
+	int i = 1, ret;
+
+	if (i + 1 < argc && !strcmp(argv[i], "--journal")) {
+		journal = argv[i + 1];
+		i += 2;
+	}
+	if (i >= argc)
+		usage();
+	cmd = argv[i++];
+	for (; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (!strcmp(argv[i], "--since") && i + 1 < argc)
+			since = argv[++i];
+		else if (!strcmp(argv[i], "--under") && i + 1 < argc)
+			under = argv[++i];
+		else
+			usage();
+	}
+	if (under && under[0] != '/')
+		usage();
+	ret = vbj_open(&s, journal, false);
+	if (ret) {
+		fprintf(stderr, "vbjournal: %s: %s\n", journal, strerror(-ret));
+		return 1;
+	}
+	if (!strcmp(cmd, "cursor")) {
+		print_cursor(&s, vbj_last_closed(&s));
+		ret = 0;
+	} else if (!strcmp(cmd, "changes") && since) {
+		ret = cmd_changes(&s, since, under, json);
+	} else if (!strcmp(cmd, "status")) {
+		ret = cmd_status(&s, json);
+	} else if (!strcmp(cmd, "checkpoint")) {
+		ret = cmd_checkpoint(&s);
+	} else {
+		usage();
+	}
+	vbj_close(&s);
+	return ret;
+}

@@ -1,0 +1,602 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vbjournald: the change journal daemon. It subscribes to vfsbarrier in
+ * intent mode on the filesystems it is given, makes every intent
+ * durable in the journal before acknowledging it (group commit: one
+ * COMMIT, one fsync, then one ack for everything read meanwhile), and
+ * closes epochs with checkpoints: VFSB_IOC_CHECKPOINT, syncfs() of each
+ * filesystem, then the epoch is marked durable.
+ *
+ * Usage: vbjournald --fs PATH [--fs PATH...] --journal DIR
+ *                   [--interval MS] [--timeout MS] [--fail-closed]
+ *                   [--force] [--config FILE]
+ * SIGUSR1: checkpoint now. SIGTERM, SIGINT: checkpoint and stop.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "store.h"
+#include "vfsb.h"
+
+#define MAX_FS		16
+#define READ_BUF	(4U << 20)
+
+struct fs {
+	const char *path;
+	int fd;			/* the mount point: handles, syncfs */
+	__u32 dev;		/* the ABI's encoding */
+	int64_t id;		/* the journal's */
+};
+
+struct daemon {
+	struct vbj_store st;
+	struct fs fs[MAX_FS];
+	int nfs;
+	int dev;
+	int64_t base;		/* the journal epoch of module epoch 1 */
+	unsigned int interval_ms;
+	unsigned int timeout_ms;
+	bool fail_closed;
+	bool force;
+	const char *journal;
+	char *buf;
+};
+
+static volatile sig_atomic_t want_checkpoint, want_stop;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		want_checkpoint = 1;
+	else
+		want_stop = 1;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+static int64_t journal_epoch(struct daemon *d, __u64 module_epoch)
+{
+	return d->base + (int64_t)module_epoch - 1;
+}
+
+static struct fs *fs_of(struct daemon *d, __u32 dev)
+{
+	int i;
+
+	for (i = 0; i < d->nfs; i++)
+		if (d->fs[i].dev == dev)
+			return &d->fs[i];
+	return NULL;
+}
+
+/* This boot's id: a restart in the same boot left writes unsupervised. */
+static void boot_id(char *buf, size_t sz)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+	snprintf(buf, sz, "unknown");
+	if (f) {
+		if (fgets(buf, sz, f))
+			buf[strcspn(buf, "\n")] = 0;
+		fclose(f);
+	}
+}
+
+/*
+ * Before the first record is read: close what the last session left
+ * open and record what it could not have seen. Epochs it left open are
+ * recovered: their intents were durable before their changes were made,
+ * and those changes have ended (the session, or the machine, did). A
+ * session that ended in this same boot (the daemon stopped or died
+ * while the system ran) left the filesystems unsupervised: a gap on
+ * each, in an epoch of its own, closed at once, between the sessions.
+ * The first session of a journal has everything before it as a gap.
+ */
+static int recover(struct daemon *d, const char *boot)
+{
+	char clean[8] = "", prev_boot[64] = "";
+	const char *why = NULL;
+	bool first;
+	int i, ret;
+
+	first = vbj_meta_get(&d->st, "session_boot", prev_boot,
+			     sizeof(prev_boot)) == -ENOENT;
+	vbj_meta_get(&d->st, "session_clean", clean, sizeof(clean));
+	if (first)
+		why = "journal_created";
+	else if (!strcmp(prev_boot, boot))
+		why = clean[0] == '1' ? "daemon_stopped" : "daemon_died";
+	ret = vbj_begin(&d->st);
+	if (ret)
+		return ret;
+	ret = vbj_epochs_close(&d->st, INT64_MAX, VBJ_RECOVERED);
+	d->base = vbj_last_epoch(&d->st) + 1;
+	if (why) {
+		for (i = 0; !ret && i < d->nfs; i++)
+			ret = vbj_gap_add(&d->st, d->base, d->fs[i].id, "fs",
+					  why, d->fs[i].path);
+		if (!ret)
+			ret = vbj_epoch_add(&d->st, d->base);
+		if (!ret)
+			ret = vbj_epochs_close(&d->st, d->base, VBJ_RECOVERED);
+		d->base++;
+	}
+	if (!ret)
+		ret = vbj_epoch_add(&d->st, d->base);
+	if (!ret)
+		ret = vbj_meta_set(&d->st, "session_boot", boot);
+	if (!ret)
+		ret = vbj_meta_set(&d->st, "session_clean", "0");
+	if (!ret) {
+		char pid[16];
+
+		snprintf(pid, sizeof(pid), "%d", (int)getpid());
+		ret = vbj_meta_set(&d->st, "pid", pid);
+	}
+	return ret ? ret : vbj_commit(&d->st);
+}
+
+/* The filesystem's name in the journal: its UUID, else its device. */
+static void fs_key(int dev, const char *path, char *out, size_t sz)
+{
+	struct vfsb_sb_stats st;
+	bool zero = true;
+	int i;
+
+	if (!vfsb_stats_path(dev, path, &st)) {
+		for (i = 0; i < 16; i++)
+			zero &= !st.fs_uuid[i];
+		if (!zero) {
+			for (i = 0; i < 16; i++)
+				snprintf(out + 2 * i, sz - 2 * i, "%02x",
+					 st.fs_uuid[i]);
+			return;
+		}
+	}
+	snprintf(out, sz, "dev:%u", st.dev);
+}
+
+static int setup_fs(struct daemon *d)
+{
+	dev_t jdev;
+	int i, ret;
+
+	if (vfsb_path_sb_dev(d->journal, &jdev))
+		return -ENOENT;
+	for (i = 0; i < d->nfs; i++) {
+		struct fs *f = &d->fs[i];
+		dev_t sdev;
+
+		f->fd = open(f->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (f->fd < 0) {
+			fprintf(stderr, "vbjournald: %s: %s\n", f->path,
+				strerror(errno));
+			return -errno;
+		}
+		if (!vfsb_fd_sb_dev(f->fd, &sdev) && sdev == jdev && !d->force) {
+			fprintf(stderr, "vbjournald: the journal %s is on %s, a "
+				"filesystem it watches: its own writes would be "
+				"in the journal, and a crash of that filesystem "
+				"would take the journal with it (--force)\n",
+				d->journal, f->path);
+			return -EINVAL;
+		}
+	}
+	ret = vfsb_subscribe_intent(d->dev, 4U << 20,
+				    d->fail_closed ? VFSB_SUB_FAIL_CLOSED : 0,
+				    d->timeout_ms, NULL);
+	if (ret) {
+		fprintf(stderr, "vbjournald: subscribe: %s\n", strerror(-ret));
+		return ret;
+	}
+	for (i = 0; i < d->nfs; i++) {
+		struct fs *f = &d->fs[i];
+		char key[64];
+
+		ret = vfsb_watch_fd(d->dev, f->fd, &f->dev);
+		if (ret) {
+			fprintf(stderr, "vbjournald: watch %s: %s\n", f->path,
+				strerror(-ret));
+			return ret;
+		}
+		fs_key(d->dev, f->path, key, sizeof(key));
+		ret = vbj_fs_id(&d->st, key, f->path, &f->id);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The directory a CHANGE record is about: its parent's handle. */
+static int record_dir(struct vfsb_record *r, char *key, int sz)
+{
+	struct vfsb_rec_item *it = vfsb_rec_item(r, VFSB_ITEM_PARENT_FH);
+
+	if (!it)
+		it = vfsb_rec_item(r, VFSB_ITEM_OBJECT_FH);
+	if (it && it->len <= sz) {
+		memcpy(key, vfsb_item_data(it), it->len);
+		return it->len;
+	}
+	/* no handle: inode number and generation */
+	return snprintf(key, sz, "ino:%llu:%u",
+			(unsigned long long)(r->parent_ino ? r->parent_ino : r->ino),
+			r->parent_ino ? r->parent_generation : r->generation);
+}
+
+static const char *rescan_reason(__u32 why)
+{
+	static char buf[128];
+
+	vfsb_rescan_format(why, buf, sizeof(buf));
+	return buf;
+}
+
+/* One batch of records into the journal; *ack: the seq to ack. */
+static int store_batch(struct daemon *d, char *buf, size_t n, __u64 *ack)
+{
+	struct vfsb_record *r;
+	size_t off;
+	int ret = 0;
+
+	for (off = 0; !ret && (r = vfsb_rec_at(buf, n, off)); off += r->size) {
+		struct fs *f = fs_of(d, r->dev);
+		char key[256];
+		int len;
+
+		if (r->seq > *ack)
+			*ack = r->seq;
+		switch (r->type) {
+		case VFSB_REC_CHANGE:
+			if (!f || !r->epoch)
+				break;
+			len = record_dir(r, key, sizeof(key));
+			ret = vbj_epoch_add(&d->st, journal_epoch(d, r->epoch));
+			if (!ret)
+				ret = vbj_change_add(&d->st,
+						     journal_epoch(d, r->epoch),
+						     f->id, key, len);
+			break;
+		case VFSB_REC_RESCAN:
+			ret = vbj_gap_add(&d->st, vbj_last_epoch(&d->st),
+					  f ? f->id : 0, "fs",
+					  rescan_reason(r->reasons),
+					  f ? f->path : NULL);
+			break;
+		case VFSB_REC_OVERFLOW: {
+			int i;
+
+			/* lost records: every filesystem, to be safe */
+			for (i = 0; !ret && i < d->nfs; i++)
+				ret = vbj_gap_add(&d->st, vbj_last_epoch(&d->st),
+						  d->fs[i].id, "fs", "overflow",
+						  d->fs[i].path);
+			break;
+		}
+		case VFSB_REC_UNMOUNT:
+			if (f)
+				ret = vbj_gap_add(&d->st, vbj_last_epoch(&d->st),
+						  f->id, "fs", "unmounted",
+						  f->path);
+			break;
+		}
+	}
+	return ret;
+}
+
+/*
+ * Best-effort paths for the directories stored without one, resolved
+ * after the ack (resolving may need locks a waiting writer holds).
+ */
+static void resolve_paths(struct daemon *d)
+{
+	sqlite3_stmt *sel, *upd;
+	int i;
+
+	if (sqlite3_prepare_v2(d->st.db, "SELECT epoch, fs, handle FROM "
+			       "changes WHERE path IS NULL LIMIT 4096", -1,
+			       &sel, NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_prepare_v2(d->st.db, "UPDATE changes SET path = ? WHERE "
+			       "epoch = ? AND fs = ? AND handle = ?", -1, &upd,
+			       NULL) != SQLITE_OK) {
+		sqlite3_finalize(sel);
+		return;
+	}
+	vbj_begin(&d->st);
+	while (sqlite3_step(sel) == SQLITE_ROW) {
+		int64_t fsid = sqlite3_column_int64(sel, 1);
+		const void *h = sqlite3_column_blob(sel, 2);
+		int hlen = sqlite3_column_bytes(sel, 2);
+		char link[64], path[PATH_MAX] = "";
+		struct file_handle *fh = (void *)h;
+		struct fs *f = NULL;
+		ssize_t n;
+		int fd;
+
+		for (i = 0; i < d->nfs; i++)
+			if (d->fs[i].id == fsid)
+				f = &d->fs[i];
+		if (f && hlen >= 8 && (int)fh->handle_bytes + 8 == hlen) {
+			char copy[256];
+
+			memcpy(copy, h, hlen);
+			fd = open_by_handle_at(f->fd, (void *)copy, O_PATH);
+			if (fd >= 0) {
+				snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+				n = readlink(link, path, sizeof(path) - 1);
+				path[n > 0 ? n : 0] = 0;
+				close(fd);
+			}
+		}
+		/* "" marks it tried: the directory is gone or not reachable */
+		sqlite3_bind_text(upd, 1, path, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(upd, 2, sqlite3_column_int64(sel, 0));
+		sqlite3_bind_int64(upd, 3, fsid);
+		sqlite3_bind_blob(upd, 4, h, hlen, SQLITE_TRANSIENT);
+		sqlite3_step(upd);
+		sqlite3_reset(upd);
+	}
+	vbj_commit(&d->st);
+	sqlite3_finalize(sel);
+	sqlite3_finalize(upd);
+}
+
+/* Reads what there is, stores it durably, then acks it. */
+static int drain(struct daemon *d)
+{
+	__u64 ack = 0;
+	ssize_t n;
+	int ret;
+
+	ret = vbj_begin(&d->st);
+	while (!ret) {
+		n = read(d->dev, d->buf, READ_BUF);
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				ret = -errno;
+			break;
+		}
+		ret = store_batch(d, d->buf, n, &ack);
+	}
+	if (ret) {
+		vbj_exec(&d->st, "ROLLBACK");
+		return ret;
+	}
+	ret = vbj_commit(&d->st);
+	if (ret)
+		return ret;
+	/* durable: the writers waiting for these may go on */
+	if (ack)
+		ret = vfsb_ack(d->dev, ack);
+	if (ack)
+		resolve_paths(d);
+	return ret;
+}
+
+/* Closes the current epoch: when this returns 0 it is durable. */
+static int checkpoint(struct daemon *d)
+{
+	__u64 closed;
+	int i, ret;
+
+	do {
+		/* acks keep flowing while the barrier waits */
+		ret = drain(d);
+		if (ret)
+			return ret;
+		ret = vfsb_checkpoint(d->dev, 1000, &closed);
+	} while (ret == -ETIMEDOUT || ret == -EINTR);
+	if (ret)
+		return ret;
+	for (i = 0; i < d->nfs; i++)
+		if (syncfs(d->fs[i].fd))
+			return -errno;
+	ret = drain(d);
+	if (!ret)
+		ret = vbj_begin(&d->st);
+	if (ret)
+		return ret;
+	ret = vbj_epoch_add(&d->st, journal_epoch(d, closed));
+	if (!ret)
+		ret = vbj_epochs_close(&d->st, journal_epoch(d, closed),
+				       VBJ_DURABLE);
+	if (!ret)
+		ret = vbj_epoch_add(&d->st, journal_epoch(d, closed + 1));
+	return ret ? ret : vbj_commit(&d->st);
+}
+
+/*
+ * Tells systemd (Type=notify) that every filesystem is watched: the
+ * services ordered after this one may write.
+ */
+static void notify_ready(void)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (!path || (path[0] != '/' && path[0] != '@') ||
+	    strlen(path) >= sizeof(sa.sun_path))
+		return;
+	strcpy(sa.sun_path, path);
+	if (path[0] == '@')
+		sa.sun_path[0] = 0;	/* abstract namespace */
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	sendto(fd, "READY=1", 7, 0, (struct sockaddr *)&sa, sizeof(sa));
+	close(fd);
+}
+
+static int read_config(struct daemon *d, const char *file)
+{
+	static char lines[MAX_FS + 8][PATH_MAX];
+	char key[32], val[PATH_MAX];
+	int n = 0;
+	FILE *f = fopen(file, "r");
+
+	if (!f)
+		return -errno;
+	while (n < MAX_FS + 8 && fgets(lines[n], PATH_MAX, f)) {
+		if (sscanf(lines[n], "%31s %4095s", key, val) != 2 || key[0] == '#')
+			continue;
+		strcpy(lines[n], val);
+		if (!strcmp(key, "fs") && d->nfs < MAX_FS)
+			d->fs[d->nfs++].path = lines[n];
+		else if (!strcmp(key, "journal"))
+			d->journal = lines[n];
+		else if (!strcmp(key, "interval"))
+			d->interval_ms = atoi(val);
+		else if (!strcmp(key, "timeout"))
+			d->timeout_ms = atoi(val);
+		else
+			fprintf(stderr, "vbjournald: %s: unknown key %s\n", file,
+				key);
+		n++;
+	}
+	fclose(f);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: vbjournald --fs PATH [--fs PATH...] --journal DIR "
+		"[--interval MS] [--timeout MS] [--fail-closed] [--force] "
+		"[--config FILE]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "fs", required_argument, NULL, 'f' },
+		{ "journal", required_argument, NULL, 'j' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "fail-closed", no_argument, NULL, 'C' },
+		{ "force", no_argument, NULL, 'F' },
+		{ "config", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct daemon d = { .interval_ms = 5000 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	char boot[64];
+	uint64_t next;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (d.nfs == MAX_FS)
+				usage();
+			d.fs[d.nfs++].path = optarg;
+			break;
+		case 'j':
+			d.journal = optarg;
+			break;
+		case 'i':
+			d.interval_ms = atoi(optarg);
+			break;
+		case 't':
+			d.timeout_ms = atoi(optarg);
+			break;
+		case 'C':
+			d.fail_closed = true;
+			break;
+		case 'F':
+			d.force = true;
+			break;
+		case 'c':
+			if (read_config(&d, optarg)) {
+				fprintf(stderr, "vbjournald: %s: %s\n", optarg,
+					strerror(errno));
+				return 2;
+			}
+			break;
+		default:
+			usage();
+		}
+	}
+	if (!d.nfs || !d.journal || optind != argc || !d.interval_ms)
+		usage();
+	d.buf = malloc(READ_BUF);
+	if (!d.buf)
+		return 1;
+	ret = vbj_open(&d.st, d.journal, true);
+	if (ret) {
+		fprintf(stderr, "vbjournald: journal %s: %s\n", d.journal,
+			strerror(-ret));
+		return 1;
+	}
+	d.dev = vfsb_open_flags(O_NONBLOCK);
+	if (d.dev < 0) {
+		fprintf(stderr, "vbjournald: %s: %s\n", VFSB_DEVICE_PATH,
+			strerror(-d.dev));
+		return 1;
+	}
+	ret = setup_fs(&d);
+	boot_id(boot, sizeof(boot));
+	if (!ret)
+		ret = recover(&d, boot);
+	if (ret)
+		return 1;
+	/* what an earlier session acked and could not name yet */
+	resolve_paths(&d);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	printf("vbjournald: journal %016" PRIx64 " epoch %" PRId64
+	       ", %d filesystems\n", d.st.journal_id, d.base, d.nfs);
+	fflush(stdout);
+	notify_ready();
+	next = now_ms() + d.interval_ms;
+	while (!want_stop) {
+		struct pollfd p = { .fd = d.dev, .events = POLLIN };
+		uint64_t t = now_ms();
+
+		poll(&p, 1, t >= next ? 0 : (int)(next - t));
+		ret = drain(&d);
+		if (ret)
+			break;
+		if (want_checkpoint || now_ms() >= next) {
+			want_checkpoint = 0;
+			ret = checkpoint(&d);
+			if (ret)
+				break;
+			printf("vbjournald: epoch %" PRId64 " durable\n",
+			       vbj_last_closed(&d.st));
+			fflush(stdout);
+			next = now_ms() + d.interval_ms;
+		}
+	}
+	if (!ret)
+		ret = checkpoint(&d);
+	if (!ret && !vbj_begin(&d.st)) {
+		vbj_meta_set(&d.st, "session_clean", "1");
+		ret = vbj_commit(&d.st);
+	}
+	if (ret)
+		fprintf(stderr, "vbjournald: %s\n", strerror(-ret));
+	vbj_close(&d.st);
+	return ret ? 1 : 0;
+}
