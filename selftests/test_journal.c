@@ -282,4 +282,56 @@ TEST(killed_daemon_loses_nothing_and_reports_the_gap)
 	teardown();
 }
 
+/*
+ * Named consumers: the journal keeps what a consumer has not acked; its
+ * size cap drops the oldest epochs anyway, and a consumer left behind is
+ * told "full rescan required", never given a short answer.
+ */
+TEST(consumers_and_the_size_cap)
+{
+	struct daemon d;
+	char c0[64], c1[64];
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, "--max-changes=3"));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	ASSERT_EQ(0, vbjournal("register", "app", NULL));
+	EXPECT_NE(NULL, strstr(out, c0));
+	EXPECT_EQ(1, vbjournal("register", "app", NULL));
+	EXPECT_EQ(1, vbjournal("ack", "nobody", c0, NULL));
+
+	/* three directories in one epoch: under the cap */
+	ASSERT_EQ(0, put_file(DIR_W "/a/b/n1", "1"));
+	ASSERT_EQ(0, put_file(DIR_W "/c/d/n1", "1"));
+	ASSERT_EQ(0, mkdir(DIR_W "/e/n1", 0755));
+	ASSERT_EQ(0, checkpoint(c1, sizeof(c1)));
+	ASSERT_EQ(0, vbjournal("changes", "--consumer", "app", NULL));
+	EXPECT_TRUE(listed(DIR_W "/a/b"));
+	EXPECT_TRUE(listed(DIR_W "/c/d"));
+	EXPECT_TRUE(listed(DIR_W "/e"));
+	ASSERT_EQ(0, vbjournal("consumers", NULL));
+	EXPECT_EQ(NULL, strstr(out, "RESCAN"));
+
+	/* two more in the next: five rows, the cap drops the first epoch */
+	ASSERT_EQ(0, mkdir(DIR_W "/a/n2", 0755));
+	ASSERT_EQ(0, mkdir(DIR_W "/c/n2", 0755));
+	ASSERT_EQ(0, checkpoint(c1, sizeof(c1)));
+	ASSERT_EQ(0, vbjournal("consumers", NULL));
+	EXPECT_NE(NULL, strstr(out, "app epoch"));
+	EXPECT_NE(NULL, strstr(out, "FULL RESCAN REQUIRED"));
+	EXPECT_EQ(3, vbjournal("changes", "--consumer", "app", NULL));
+	EXPECT_NE(NULL, strstr(out, "full rescan required: the epochs after "
+			       "the cursor were trimmed"));
+	EXPECT_EQ(3, vbjournal("changes", "--since", c0, NULL));
+
+	/* acked up to now, it is whole again */
+	ASSERT_EQ(0, vbjournal("ack", "app", c1, NULL));
+	ASSERT_EQ(0, vbjournal("changes", "--consumer", "app", NULL));
+	EXPECT_EQ(NULL, strstr(out, "dir "));
+	ASSERT_EQ(0, vbjournal("consumers", "--json", NULL));
+	EXPECT_NE(NULL, strstr(out, "\"rescan_required\":false"));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	teardown();
+}
+
 TEST_HARNESS_MAIN

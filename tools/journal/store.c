@@ -243,6 +243,43 @@ int vbj_epochs_close(struct vbj_store *s, int64_t upto, int state)
 		       "ii", (int64_t)state, upto);
 }
 
+int64_t vbj_trim(struct vbj_store *s, int64_t max_changes)
+{
+	int64_t closed = vbj_last_closed(s), keep, total;
+	sqlite3_stmt *st;
+	int ret;
+
+	/* what every consumer has seen; with none, nothing is dropped */
+	keep = vbj_int(s, "SELECT min(epoch) + 1 FROM consumers",
+		       vbj_first_epoch(s));
+	if (keep > closed)
+		keep = closed;
+	total = vbj_int(s, "SELECT count(*) FROM changes", 0);
+	if (total > max_changes &&
+	    sqlite3_prepare_v2(s->db, "SELECT epoch, count(*) FROM changes "
+			       "GROUP BY epoch ORDER BY epoch", -1, &st,
+			       NULL) == SQLITE_OK) {
+		while (total > max_changes && sqlite3_step(st) == SQLITE_ROW) {
+			int64_t e = sqlite3_column_int64(st, 0);
+
+			if (e >= closed)
+				break;
+			total -= sqlite3_column_int64(st, 1);
+			if (e + 1 > keep)
+				keep = e + 1;
+		}
+		sqlite3_finalize(st);
+	}
+	if (keep <= vbj_first_epoch(s))
+		return vbj_first_epoch(s);
+	ret = vbj_run(s, "DELETE FROM changes WHERE epoch < ?", "i", keep);
+	if (!ret)
+		ret = vbj_run(s, "DELETE FROM gaps WHERE epoch < ?", "i", keep);
+	if (!ret)
+		ret = vbj_run(s, "DELETE FROM epochs WHERE epoch < ?", "i", keep);
+	return ret ? ret : keep;
+}
+
 int vbj_change_add(struct vbj_store *s, int64_t epoch, int64_t fs,
 		   const void *handle, int len)
 {

@@ -53,6 +53,14 @@ int vbj_epoch_add(struct vbj_store *s, int64_t epoch);
 /* Every open epoch up to upto gets state. */
 int vbj_epochs_close(struct vbj_store *s, int64_t upto, int state);
 
+/*
+ * Drops the epochs every named consumer has acked and, beyond
+ * max_changes rows, the oldest ones anyway (a consumer behind them
+ * then gets "full rescan required", never a wrong answer). Keeps the
+ * last closed epoch. Returns the first epoch kept, or -errno.
+ */
+int64_t vbj_trim(struct vbj_store *s, int64_t max_changes);
+
 /* A directory (by handle) that may have changed in epoch. */
 int vbj_change_add(struct vbj_store *s, int64_t epoch, int64_t fs,
 		   const void *handle, int len);

@@ -6,6 +6,14 @@
  *   vbjournal [--journal DIR] changes --since CURSOR [--under PATH] [--json]
  *   vbjournal [--journal DIR] status [--json]
  *   vbjournal [--journal DIR] checkpoint
+ *   vbjournal [--journal DIR] register NAME | ack NAME CURSOR |
+ *                             consumers [--json]
+ *   vbjournal [--journal DIR] changes --consumer NAME [--under PATH] [--json]
+ *
+ * Named consumers: the journal keeps the epochs a registered consumer
+ * has not acked yet, up to vbjournald's size cap; a consumer left behind
+ * by the cap gets "full rescan required" for its cursor, and consumers
+ * says so, never a wrong answer.
  *
  * changes answers only from epochs whose changes have all ended (closed
  * by a checkpoint, or recovered after the session that had them open
@@ -39,7 +47,11 @@ static void usage(void)
 		"       vbjournal [--journal DIR] changes --since CURSOR "
 		"[--under PATH] [--json]\n"
 		"       vbjournal [--journal DIR] status [--json]\n"
-		"       vbjournal [--journal DIR] checkpoint\n");
+		"       vbjournal [--journal DIR] checkpoint\n"
+		"       vbjournal [--journal DIR] register NAME | ack NAME CURSOR | "
+		"consumers [--json]\n"
+		"       vbjournal [--journal DIR] changes --consumer NAME "
+		"[--under PATH] [--json]\n");
 	exit(2);
 }
 
@@ -245,9 +257,123 @@ static int cmd_checkpoint(struct vbj_store *s)
 	return 1;
 }
 
+/* A named consumer's epoch: 0 or -ENOENT. */
+static int consumer_epoch(struct vbj_store *s, const char *name, int64_t *epoch)
+{
+	sqlite3_stmt *st;
+	int ret = -ENOENT;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT epoch FROM consumers WHERE "
+			       "name = ?", -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*epoch = sqlite3_column_int64(st, 0);
+		ret = 0;
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int set_consumer(struct vbj_store *s, const char *name, int64_t epoch,
+			bool create)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, create ?
+			       "INSERT INTO consumers(epoch, name) VALUES(?, ?)" :
+			       "UPDATE consumers SET epoch = ? WHERE name = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 1;
+	sqlite3_bind_int64(st, 1, epoch);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE || !sqlite3_changes(s->db)) {
+		fprintf(stderr, "vbjournal: consumer %s: %s\n", name,
+			create ? "exists already" : "not registered");
+		return 1;
+	}
+	return 0;
+}
+
+/* From now on: the cursor it starts from. */
+static int cmd_register(struct vbj_store *s, const char *name)
+{
+	int64_t e = vbj_last_closed(s);
+
+	if (set_consumer(s, name, e, true))
+		return 1;
+	print_cursor(s, e);
+	return 0;
+}
+
+static int cmd_ack(struct vbj_store *s, const char *name, const char *cursor)
+{
+	int64_t e, old;
+	const char *why = check_cursor(s, cursor, &e);
+
+	if (why) {
+		fprintf(stderr, "vbjournal: %s\n", why);
+		return 3;
+	}
+	if (consumer_epoch(s, name, &old)) {
+		fprintf(stderr, "vbjournal: consumer %s: not registered\n", name);
+		return 1;
+	}
+	if (e > vbj_last_closed(s) || e < old) {
+		fprintf(stderr, "vbjournal: %s: not a cursor vbjournal changes "
+			"gave after %" PRId64 "\n", cursor, old);
+		return 1;
+	}
+	return set_consumer(s, name, e, false);
+}
+
+static int cmd_consumers(struct vbj_store *s, bool json)
+{
+	int64_t closed = vbj_last_closed(s), first = vbj_first_epoch(s);
+	sqlite3_stmt *st;
+	struct jw j;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT name, epoch FROM consumers "
+			       "ORDER BY name", -1, &st, NULL) != SQLITE_OK)
+		return 1;
+	if (json) {
+		jw_init(&j, stdout, true);
+		jw_arr(&j, NULL);
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		int64_t e = sqlite3_column_int64(st, 1);
+		bool overrun = e + 1 < first;
+
+		if (json) {
+			jw_obj(&j, NULL);
+			jw_str(&j, "name", name);
+			jw_int(&j, "epoch", e);
+			jw_int(&j, "lag", closed - e);
+			jw_bool(&j, "rescan_required", overrun);
+			jw_end(&j);
+		} else {
+			printf("%s epoch %" PRId64 " lag %" PRId64 "%s\n", name, e,
+			       closed - e, overrun ?
+			       " FULL RESCAN REQUIRED (trimmed by the size cap)" : "");
+		}
+	}
+	sqlite3_finalize(st);
+	if (json) {
+		jw_end(&j);
+		return jw_close(&j) ? 1 : 0;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *journal = DEFAULT_JOURNAL, *since = NULL, *under = NULL;
+	const char *consumer = NULL, *arg1 = NULL, *arg2 = NULL;
+	char since_buf[64];
 	struct vbj_store s;
 	bool json = false;
 	const char *cmd;
@@ -267,6 +393,12 @@ int main(int argc, char **argv)
 			since = argv[++i];
 		else if (!strcmp(argv[i], "--under") && i + 1 < argc)
 			under = argv[++i];
+		else if (!strcmp(argv[i], "--consumer") && i + 1 < argc)
+			consumer = argv[++i];
+		else if (argv[i][0] != '-' && !arg1)
+			arg1 = argv[i];
+		else if (argv[i][0] != '-' && !arg2)
+			arg2 = argv[i];
 		else
 			usage();
 	}
@@ -277,7 +409,28 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vbjournal: %s: %s\n", journal, strerror(-ret));
 		return 1;
 	}
-	if (!strcmp(cmd, "cursor")) {
+	if (consumer && !since) {
+		int64_t e;
+
+		if (consumer_epoch(&s, consumer, &e)) {
+			fprintf(stderr, "vbjournal: consumer %s: not registered\n",
+				consumer);
+			vbj_close(&s);
+			return 1;
+		}
+		snprintf(since_buf, sizeof(since_buf), "%016" PRIx64 ":%" PRId64,
+			 s.journal_id, e);
+		since = since_buf;
+	}
+	if ((arg1 || arg2) && strcmp(cmd, "register") && strcmp(cmd, "ack"))
+		usage();
+	if (!strcmp(cmd, "register") && arg1 && !arg2) {
+		ret = cmd_register(&s, arg1);
+	} else if (!strcmp(cmd, "ack") && arg2) {
+		ret = cmd_ack(&s, arg1, arg2);
+	} else if (!strcmp(cmd, "consumers")) {
+		ret = cmd_consumers(&s, json);
+	} else if (!strcmp(cmd, "cursor")) {
 		print_cursor(&s, vbj_last_closed(&s));
 		ret = 0;
 	} else if (!strcmp(cmd, "changes") && since) {

@@ -9,7 +9,7 @@
  *
  * Usage: vbjournald --fs PATH [--fs PATH...] --journal DIR
  *                   [--interval MS] [--timeout MS] [--fail-closed]
- *                   [--force] [--config FILE]
+ *                   [--max-changes N] [--force] [--config FILE]
  * SIGUSR1: checkpoint now. SIGTERM, SIGINT: checkpoint and stop.
  */
 #define _GNU_SOURCE
@@ -49,6 +49,7 @@ struct daemon {
 	int64_t base;		/* the journal epoch of module epoch 1 */
 	unsigned int interval_ms;
 	unsigned int timeout_ms;
+	int64_t max_changes;	/* the journal's size cap, in rows */
 	bool fail_closed;
 	bool force;
 	const char *journal;
@@ -422,6 +423,11 @@ static int checkpoint(struct daemon *d)
 				       VBJ_DURABLE);
 	if (!ret)
 		ret = vbj_epoch_add(&d->st, journal_epoch(d, closed + 1));
+	if (!ret) {
+		int64_t first = vbj_trim(&d->st, d->max_changes);
+
+		ret = first < 0 ? (int)first : 0;
+	}
 	return ret ? ret : vbj_commit(&d->st);
 }
 
@@ -469,6 +475,8 @@ static int read_config(struct daemon *d, const char *file)
 			d->interval_ms = atoi(val);
 		else if (!strcmp(key, "timeout"))
 			d->timeout_ms = atoi(val);
+		else if (!strcmp(key, "max-changes"))
+			d->max_changes = atoll(val);
 		else
 			fprintf(stderr, "vbjournald: %s: unknown key %s\n", file,
 				key);
@@ -481,8 +489,8 @@ static int read_config(struct daemon *d, const char *file)
 static void usage(void)
 {
 	fprintf(stderr, "usage: vbjournald --fs PATH [--fs PATH...] --journal DIR "
-		"[--interval MS] [--timeout MS] [--fail-closed] [--force] "
-		"[--config FILE]\n");
+		"[--interval MS] [--timeout MS] [--fail-closed] "
+		"[--max-changes N] [--force] [--config FILE]\n");
 	exit(2);
 }
 
@@ -494,11 +502,12 @@ int main(int argc, char **argv)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "fail-closed", no_argument, NULL, 'C' },
+		{ "max-changes", required_argument, NULL, 'm' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "config", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct daemon d = { .interval_ms = 5000 };
+	struct daemon d = { .interval_ms = 5000, .max_changes = 10000000 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	char boot[64];
 	uint64_t next;
@@ -523,6 +532,9 @@ int main(int argc, char **argv)
 		case 'C':
 			d.fail_closed = true;
 			break;
+		case 'm':
+			d.max_changes = atoll(optarg);
+			break;
 		case 'F':
 			d.force = true;
 			break;
@@ -537,7 +549,8 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (!d.nfs || !d.journal || optind != argc || !d.interval_ms)
+	if (!d.nfs || !d.journal || optind != argc || !d.interval_ms ||
+	    d.max_changes < 1)
 		usage();
 	d.buf = malloc(READ_BUF);
 	if (!d.buf)
