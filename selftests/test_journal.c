@@ -283,6 +283,56 @@ TEST(killed_daemon_loses_nothing_and_reports_the_gap)
 }
 
 /*
+ * follow prints each epoch as it closes, one JSON object per line;
+ * status counts what the daemon did.
+ */
+TEST(follow_and_status)
+{
+	char *argv[] = { "vbjournal", "--journal", JOURNAL, "follow",
+			 "--since", NULL, "--json", NULL };
+	struct daemon d, f;
+	char c0[64], c1[64], *p;
+	unsigned long long intents = 0;
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	argv[5] = c0;
+	{
+		int pp[2];
+
+		ASSERT_EQ(0, pipe2(pp, O_CLOEXEC));
+		f.pid = fork();
+		if (!f.pid) {
+			dup2(pp[1], 1);
+			execv(tool("vbjournal"), argv);
+			_exit(127);
+		}
+		close(pp[1]);
+		f.out = pp[0];
+	}
+	ASSERT_EQ(0, mkdir(DIR_W "/e/f1", 0755));
+	ASSERT_EQ(0, checkpoint(c1, sizeof(c1)));
+	ASSERT_EQ(0, daemon_line(&f));
+	EXPECT_NE(NULL, strstr(f.line, "\"path\":\"" DIR_W "/e\""));
+	EXPECT_NE(NULL, strstr(f.line, c1));
+	EXPECT_EQ(128 + SIGTERM, daemon_stop(&f, SIGTERM));
+
+	ASSERT_EQ(0, vbjournal("status", "--json", NULL));
+	EXPECT_NE(NULL, strstr(out, "\"daemon\":\"running\""));
+	p = strstr(out, "\"intents\":");
+	ASSERT_NE(NULL, p);
+	intents = strtoull(p + 10, NULL, 10);
+	EXPECT_LE(1, intents);
+	ASSERT_EQ(0, vbjournal("status", NULL));
+	EXPECT_NE(NULL, strstr(out, "ack latency avg"));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	ASSERT_EQ(0, vbjournal("status", NULL));
+	EXPECT_NE(NULL, strstr(out, "daemon stopped"));
+	teardown();
+}
+
+/*
  * Named consumers: the journal keeps what a consumer has not acked; its
  * size cap drops the oldest epochs anyway, and a consumer left behind is
  * told "full rescan required", never given a short answer.

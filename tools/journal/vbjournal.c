@@ -4,6 +4,7 @@
  *
  *   vbjournal [--journal DIR] cursor
  *   vbjournal [--journal DIR] changes --since CURSOR [--under PATH] [--json]
+ *   vbjournal [--journal DIR] follow --since CURSOR [--under PATH] [--json]
  *   vbjournal [--journal DIR] status [--json]
  *   vbjournal [--journal DIR] checkpoint
  *   vbjournal [--journal DIR] register NAME | ack NAME CURSOR |
@@ -45,6 +46,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: vbjournal [--journal DIR] cursor\n"
 		"       vbjournal [--journal DIR] changes --since CURSOR "
+		"[--under PATH] [--json]\n"
+		"       vbjournal [--journal DIR] follow --since CURSOR "
 		"[--under PATH] [--json]\n"
 		"       vbjournal [--journal DIR] status [--json]\n"
 		"       vbjournal [--journal DIR] checkpoint\n"
@@ -89,28 +92,24 @@ static void hex(const unsigned char *p, int n, char *out)
 		sprintf(out + 2 * i, "%02x", p[i]);
 }
 
-static int cmd_changes(struct vbj_store *s, const char *since,
-		       const char *under, bool json)
+static void say_full_rescan(const char *why, bool json)
 {
-	const char *why;
-	int64_t from, to;
+	if (json)
+		printf("{\"rescan_required\":\"full\",\"why\":\"%s\"}\n", why);
+	else
+		printf("full rescan required: %s\n", why);
+	fflush(stdout);
+}
+
+/* What changed in epochs (from, to]; the cursor printed is to's. */
+static int print_changes(struct vbj_store *s, int64_t from, int64_t to,
+			 const char *under, bool json)
+{
 	sqlite3_stmt *st;
 	char lo[4200], hi[4200], cur[64];
 	struct jw j;
 	int n = 0;
 
-	why = check_cursor(s, since, &from);
-	if (why) {
-		if (json)
-			printf("{\"rescan_required\":\"full\",\"why\":\"%s\"}\n",
-			       why);
-		else
-			printf("full rescan required: %s\n", why);
-		return 3;
-	}
-	to = vbj_last_closed(s);
-	if (to < from)
-		to = from;
 	snprintf(cur, sizeof(cur), "%016" PRIx64 ":%" PRId64, s->journal_id, to);
 	if (under) {
 		snprintf(lo, sizeof(lo), "%s/", under);
@@ -200,34 +199,125 @@ static int cmd_changes(struct vbj_store *s, const char *since,
 	return 0;
 }
 
+static int cmd_changes(struct vbj_store *s, const char *since,
+		       const char *under, bool json)
+{
+	const char *why;
+	int64_t from, to;
+
+	why = check_cursor(s, since, &from);
+	if (why) {
+		say_full_rescan(why, json);
+		return 3;
+	}
+	to = vbj_last_closed(s);
+	return print_changes(s, from, to < from ? from : to, under, json);
+}
+
+/*
+ * Each epoch as it closes, one JSON object per line (or the text form):
+ * for log shippers and queues. Ends when the journal can no longer
+ * answer from the cursor (the size cap overtook it): exit 3.
+ */
+static int cmd_follow(struct vbj_store *s, const char *since,
+		      const char *under, bool json)
+{
+	const char *why;
+	int64_t from, to;
+
+	why = check_cursor(s, since, &from);
+	for (;;) {
+		struct timespec ts = { 0, 200000000 };
+
+		if (why) {
+			say_full_rescan(why, json);
+			return 3;
+		}
+		to = vbj_last_closed(s);
+		while (from < to) {
+			if (print_changes(s, from, from + 1, under, json))
+				return 1;
+			fflush(stdout);
+			from++;
+		}
+		nanosleep(&ts, NULL);
+		if (from + 1 < vbj_first_epoch(s))
+			why = "the epochs after the cursor were trimmed";
+	}
+}
+
+static int64_t query_int(struct vbj_store *s, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = 0;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
 static int cmd_status(struct vbj_store *s, bool json)
 {
 	int64_t last = vbj_last_epoch(s), closed = vbj_last_closed(s);
-	char clean[8] = "?", pid[16] = "?";
+	char clean[8] = "?", pid[16] = "0", stats[160] = "", start[24] = "0";
+	unsigned long long intents = 0, records = 0, acks = 0, sum = 0, max = 0;
+	int64_t rows, gaps, size, ncons, lag, secs;
+	const char *daemon;
+	double rate, avg_ms;
 	struct jw j;
+	char id[20];
 
 	vbj_meta_get(s, "session_clean", clean, sizeof(clean));
 	vbj_meta_get(s, "pid", pid, sizeof(pid));
+	vbj_meta_get(s, "session_stats", stats, sizeof(stats));
+	vbj_meta_get(s, "session_start", start, sizeof(start));
+	sscanf(stats, "%llu %llu %llu %llu %llu", &intents, &records, &acks,
+	       &sum, &max);
+	rows = query_int(s, "SELECT count(*) FROM changes");
+	gaps = query_int(s, "SELECT count(*) FROM gaps");
+	size = query_int(s, "SELECT page_count * page_size FROM "
+			 "pragma_page_count(), pragma_page_size()");
+	ncons = query_int(s, "SELECT count(*) FROM consumers");
+	lag = ncons ? closed - query_int(s, "SELECT min(epoch) FROM consumers") : 0;
+	secs = time(NULL) - atoll(start);
+	rate = secs > 0 ? (double)intents / secs : 0;
+	avg_ms = acks ? sum / 1e6 / acks : 0;
+	daemon = clean[0] == '1' ? "stopped" :
+		 atoi(pid) > 0 && !kill(atoi(pid), 0) ? "running" : "not running";
+	snprintf(id, sizeof(id), "%016" PRIx64, s->journal_id);
 	if (!json) {
-		printf("journal %016" PRIx64 "\nepoch %" PRId64
-		       "\nlast closed %" PRId64 "\nfirst %" PRId64
-		       "\ndaemon %s (%s)\n", s->journal_id, last, closed,
-		       vbj_first_epoch(s), pid,
-		       clean[0] == '1' ? "stopped" : "running or died");
+		printf("journal %s\nepoch %" PRId64 " (open), last closed %" PRId64
+		       ", first kept %" PRId64 "\ndaemon %s (pid %s)\n"
+		       "size %" PRId64 " bytes, %" PRId64 " directory rows, %"
+		       PRId64 " gaps\nsession: %" PRId64 " s, %llu intents "
+		       "(%.1f/s), %llu records, ack latency avg %.2f ms max "
+		       "%.2f ms\nconsumers %" PRId64 ", largest lag %" PRId64
+		       " epochs\n", id, last, closed, vbj_first_epoch(s), daemon,
+		       pid, size, rows, gaps, secs, intents, rate, records,
+		       avg_ms, max / 1e6, ncons, lag);
 		return 0;
 	}
 	jw_init(&j, stdout, true);
 	jw_obj(&j, NULL);
-	{
-		char id[20];
-
-		snprintf(id, sizeof(id), "%016" PRIx64, s->journal_id);
-		jw_str(&j, "journal_id", id);
-	}
+	jw_str(&j, "journal_id", id);
 	jw_int(&j, "epoch", last);
 	jw_int(&j, "last_closed", closed);
 	jw_int(&j, "first_epoch", vbj_first_epoch(s));
-	jw_bool(&j, "session_clean", clean[0] == '1');
+	jw_str(&j, "daemon", daemon);
+	jw_int(&j, "size_bytes", size);
+	jw_int(&j, "directory_rows", rows);
+	jw_int(&j, "gaps", gaps);
+	jw_int(&j, "session_seconds", secs);
+	jw_uint(&j, "intents", intents);
+	jw_num(&j, "intents_per_s", rate);
+	jw_uint(&j, "records", records);
+	jw_num(&j, "ack_latency_avg_ms", avg_ms);
+	jw_num(&j, "ack_latency_max_ms", max / 1e6);
+	jw_int(&j, "consumers", ncons);
+	jw_int(&j, "largest_lag", lag);
 	jw_end(&j);
 	return jw_close(&j) ? 1 : 0;
 }
@@ -435,6 +525,8 @@ int main(int argc, char **argv)
 		ret = 0;
 	} else if (!strcmp(cmd, "changes") && since) {
 		ret = cmd_changes(&s, since, under, json);
+	} else if (!strcmp(cmd, "follow") && since) {
+		ret = cmd_follow(&s, since, under, json);
 	} else if (!strcmp(cmd, "status")) {
 		ret = cmd_status(&s, json);
 	} else if (!strcmp(cmd, "checkpoint")) {

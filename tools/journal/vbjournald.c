@@ -54,6 +54,9 @@ struct daemon {
 	bool force;
 	const char *journal;
 	char *buf;
+	/* this session's counters, saved at each checkpoint (status) */
+	uint64_t intents, records, acks, ack_ns_sum, ack_ns_max;
+	uint64_t oldest_intent_ns;	/* of the batch being stored */
 };
 
 static volatile sig_atomic_t want_checkpoint, want_stop;
@@ -87,6 +90,17 @@ static struct fs *fs_of(struct daemon *d, __u32 dev)
 		if (d->fs[i].dev == dev)
 			return &d->fs[i];
 	return NULL;
+}
+
+/* This session's counters, for vbjournal status. */
+static int save_stats(struct daemon *d)
+{
+	char v[160];
+
+	snprintf(v, sizeof(v), "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+		 " %" PRIu64, d->intents, d->records, d->acks, d->ack_ns_sum,
+		 d->ack_ns_max);
+	return vbj_meta_set(&d->st, "session_stats", v);
 }
 
 /* This boot's id: a restart in the same boot left writes unsupervised. */
@@ -145,6 +159,14 @@ static int recover(struct daemon *d, const char *boot)
 		ret = vbj_epoch_add(&d->st, d->base);
 	if (!ret)
 		ret = vbj_meta_set(&d->st, "session_boot", boot);
+	if (!ret) {
+		char t[24];
+
+		snprintf(t, sizeof(t), "%lld", (long long)time(NULL));
+		ret = vbj_meta_set(&d->st, "session_start", t);
+	}
+	if (!ret)
+		ret = save_stats(d);
 	if (!ret)
 		ret = vbj_meta_set(&d->st, "session_clean", "0");
 	if (!ret) {
@@ -266,6 +288,12 @@ static int store_batch(struct daemon *d, char *buf, size_t n, __u64 *ack)
 
 		if (r->seq > *ack)
 			*ack = r->seq;
+		d->records++;
+		if (r->flags & VFSB_RECF_INTENT) {
+			d->intents++;
+			if (!d->oldest_intent_ns || r->time_ns < d->oldest_intent_ns)
+				d->oldest_intent_ns = r->time_ns;
+		}
 		switch (r->type) {
 		case VFSB_REC_CHANGE:
 			if (!f || !r->epoch)
@@ -389,6 +417,20 @@ static int drain(struct daemon *d)
 	/* durable: the writers waiting for these may go on */
 	if (ack)
 		ret = vfsb_ack(d->dev, ack);
+	if (ack && d->oldest_intent_ns) {
+		struct timespec ts;
+		uint64_t now, lat;
+
+		/* records carry CLOCK_MONOTONIC: how long the oldest waited */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+		lat = now > d->oldest_intent_ns ? now - d->oldest_intent_ns : 0;
+		d->acks++;
+		d->ack_ns_sum += lat;
+		if (lat > d->ack_ns_max)
+			d->ack_ns_max = lat;
+		d->oldest_intent_ns = 0;
+	}
 	if (ack)
 		resolve_paths(d);
 	return ret;
@@ -428,6 +470,8 @@ static int checkpoint(struct daemon *d)
 
 		ret = first < 0 ? (int)first : 0;
 	}
+	if (!ret)
+		ret = save_stats(d);
 	return ret ? ret : vbj_commit(&d->st);
 }
 
