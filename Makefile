@@ -11,7 +11,7 @@ KVER ?=
 BUILD := $(if $(VFSB_BUILD),$(VFSB_BUILD),$(CURDIR)/build)
 
 .PHONY: all deps module lib selftests tools lint check check-matrix demo \
-	bench stress clean dkms-install dkms-uninstall
+	bench stress crashtest clean dkms-install dkms-uninstall
 
 all: module selftests tools
 
@@ -35,10 +35,16 @@ tools: lib
 lint:
 	@KVER=$(KVER) scripts/lint.sh
 
-# Lint first: a change that is not clean does not get tested.
+# Lint first: a change that is not clean does not get tested. Then the
+# suite and a short crash test (scripts/check.sh).
 check: deps
 	@KVER=$(KVER) scripts/lint.sh
-	@scripts/run-guest.sh check $(KVER)
+	@scripts/check.sh $(KVER)
+
+# The change journal's crash test: CRASHES kills (default 20) of a guest
+# that writes, then the check of each; KIND: 6.1 6.12 (default) 7 debug.
+crashtest: deps
+	@VFSB_CRASH_CYCLES=$(or $(CRASHES),20) scripts/crashtest.sh $(KIND)
 
 # Every kernel the archive reaches (see scripts/check-matrix.sh).
 check-matrix: deps

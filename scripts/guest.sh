@@ -4,7 +4,8 @@
 # Usage: guest.sh VMLINUZ INITRAMFS LOG TIMEOUT_S MODE
 # Environment: VFSB_QEMU_ACCEL (default tcg; e.g. tcg,thread=single),
 # VFSB_QEMU_SMP (default 2), VFSB_GUEST_MEM (MiB, default 1024),
-# VFSB_CMDLINE (appended to the kernel command line).
+# VFSB_CMDLINE (appended to the kernel command line), VFSB_GUEST_DISKS
+# (disk images to attach, kept, in place of the fresh scratch disks).
 # Exit status: 0 when the guest finished, no test failed and the kernel
 # printed no BUG/WARNING/Oops/lockdep/KASAN/hung-task/RCU-stall line.
 set -u
@@ -14,11 +15,20 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # btrfs and XFS tests, each on one of its own (guest/init names them).
 scratch=$(dirname "$log")/scratch
 set --
-for d in a b c; do
-	rm -f "$scratch-$d.img"
-	truncate -s 512M "$scratch-$d.img"
-	set -- "$@" -drive "file=$scratch-$d.img,if=virtio,format=raw,cache=unsafe"
-done
+if [ -n "${VFSB_GUEST_DISKS:-}" ]; then
+	# the crash test's disks: they outlive the guest, and a host-side
+	# kill leaves on them what the guest had submitted (cache=unsafe
+	# only skips the host's own flushes)
+	for img in $VFSB_GUEST_DISKS; do
+		set -- "$@" -drive "file=$img,if=virtio,format=raw,cache=unsafe"
+	done
+else
+	for d in a b c; do
+		rm -f "$scratch-$d.img"
+		truncate -s 512M "$scratch-$d.img"
+		set -- "$@" -drive "file=$scratch-$d.img,if=virtio,format=raw,cache=unsafe"
+	done
+fi
 
 # The debug kernel (6.1, KASAN) runs with 4-level paging: -cpu max offers
 # LA57, and 6.1's pgtable_l5_enabled() reads the boot CPU's capability

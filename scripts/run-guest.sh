@@ -1,6 +1,6 @@
 #!/bin/sh
 # Build everything for one kernel and run the guest in MODE.
-# Usage: run-guest.sh MODE [KVER]   MODE: check | demo | bench | stress
+# Usage: run-guest.sh MODE [KVER]   MODE: check | demo | bench | stress | crash
 # Environment: VFSB_KO=path uses an already built module (e.g. DKMS's).
 set -eu
 mode=$1 kver=${2:-}
@@ -28,6 +28,7 @@ bindir=$build/guest-bin
 make -s -C selftests OUT="$bindir"
 make -s -C tools OUT="$bindir"
 [ "$mode" != stress ] || make -s -C selftests/stress OUT="$bindir"
+[ "$mode" != crash ] || make -s -C selftests/crash OUT="$bindir"
 # VFSB_TESTS="test_a test_b" runs only those selftests.
 # (selftests/Makefile rewrites tests.list with every test on each run.)
 if [ -n "${VFSB_TESTS:-}" ]; then
@@ -42,6 +43,10 @@ check) tmo=${VFSB_GUEST_TIMEOUT:-1500} ;;
 bench) tmo=${VFSB_GUEST_TIMEOUT:-2400}
 	# VFSB_BENCH_*=... reach the guest's init as environment variables.
 	VFSB_CMDLINE="${VFSB_CMDLINE:-} $(env | sed -n 's/^\(VFSB_BENCH_[A-Za-z0-9_]*\)=\(.*\)/\1="\2"/p' | tr '\n' ' ')"
+	export VFSB_CMDLINE ;;
+crash) tmo=${VFSB_GUEST_TIMEOUT:-600}
+	# VFSB_CRASH_*=... reach the guest's init (scripts/crashtest.sh).
+	VFSB_CMDLINE="${VFSB_CMDLINE:-} $(env | sed -n 's/^\(VFSB_CRASH_[A-Za-z0-9_]*\)=\(.*\)/\1="\2"/p' | tr '\n' ' ')"
 	export VFSB_CMDLINE ;;
 stress) tmo=${VFSB_GUEST_TIMEOUT:-1500}
 	# VFSB_STRESS_*=... reach the guest's init as environment variables

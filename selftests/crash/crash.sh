@@ -1,0 +1,46 @@
+#!/bin/sh
+# Guest side of the crash test (guest/init, mode "crash"), one boot of
+# one cycle: scripts/crashtest.sh boots the guest on the same two disks
+# again and again, and kills it from the host while it writes.
+#
+# Disks: /dev/vda the watched ext4 (/data), /dev/vdb the journal's ext4
+# (/jr); the host formats both before the first boot.
+# Environment (kernel command line): VFSB_CRASH_SEED, and
+# VFSB_CRASH_PHASE: run (verify what the last crash left, then write
+# until killed) or verify (verify only, then power off).
+set -u
+export PATH=/tests:/sbin:/bin
+seed=${VFSB_CRASH_SEED:-1}
+phase=${VFSB_CRASH_PHASE:-run}
+say() { echo "CRASHTEST $*"; }
+
+mkdir -p /data /jr
+mount -t ext4 /dev/vda /data || { say "FAIL: cannot mount /dev/vda"; exit 1; }
+mount -t ext4 /dev/vdb /jr || { say "FAIL: cannot mount /dev/vdb"; exit 1; }
+if [ ! -e /sys/module/vfsbarrier ]; then
+	insmod /lib/vfsb/vfsbarrier.ko || { say "FAIL: insmod"; exit 1; }
+fi
+first=0
+[ -f /jr/manifest ] || first=1
+if [ $first = 1 ]; then
+	say "populating"
+	crashload populate /data || { say "FAIL: populate"; exit 1; }
+fi
+# The daemon recovers what the crash left open before it answers.
+vbjournald --fs /data --journal /jr/journal --interval 3600000 >/tmp/jd.log 2>&1 &
+jd=$!
+i=0
+until grep -q "vbjournald: journal" /tmp/jd.log; do
+	i=$((i + 1))
+	if [ $i -gt 300 ] || ! kill -0 $jd 2>/dev/null; then
+		say "FAIL: the daemon did not start"; cat /tmp/jd.log; exit 1
+	fi
+	sleep 0.1
+done
+if [ $first = 0 ]; then
+	crashload verify /data /jr
+	say "verified (exit $?)"
+fi
+[ "$phase" = verify ] && { kill $jd; wait $jd; exit 0; }
+say "workload, seed $seed"
+crashload run /data /jr "$seed"
