@@ -70,6 +70,7 @@ phase barrier '"barrier": null, "barrier_by_fs": null' bench_barrier latency
 phase rate '"section_rate": null' bench_barrier rate
 phase stall '"writer_stall": null, "writer_stall_by_fs": null' bench_stall stall
 phase records '"records": {"max_lossless_ops_per_s": null, "fanotify_max_lossless_per_s": null, "note": "phase not run or failed"}' bench_records records
+phase journal '"journal": null' bench_journal journal
 
 t_total=$(( $(date +%s) - t_start ))
 
@@ -78,7 +79,7 @@ echo
 echo "===== vfsbarrier benchmark results ====="
 echo "kernel $(uname -r); guest under QEMU/TCG: absolute times are inflated, compare ratios within this boot"
 [ "$quick" = true ] && echo "QUICK MODE (VFSB_BENCH_QUICK=1): tiny loop counts, figures are not meaningful"
-for p in overhead scaling barrier rate stall records; do
+for p in overhead scaling barrier rate stall records journal; do
 	[ -s "$out/$p.txt" ] && cat "$out/$p.txt"
 done
 echo
@@ -94,7 +95,7 @@ memkb=$(awk '/^MemTotal/ { print $2 }' /proc/meminfo)
 	printf '"machine": {"accel": "qemu-tcg", "cpus": %s, "mem_kb": %s, "clocksource": "%s"}, ' \
 		"$(nproc)" "${memkb:-0}" "$clocksource"
 	printf '"filesystems": "%s", ' "$VFSB_BENCH_FS"
-	for p in overhead scaling barrier rate stall records; do
+	for p in overhead scaling barrier rate stall records journal; do
 		case $p in scaling|rate) continue ;; esac
 		printf '%s, ' "$(members "$out/$p.json")"
 	done

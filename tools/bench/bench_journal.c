@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The change journal (make bench, phase journal): what vbjournald costs
+ * writers and what vbjournal saves its users, side by side in one boot.
+ *
+ *  - query: `vbjournal changes` after 100 changes in a tree of 100 000
+ *    files, against a full rescan of that tree (an lstat() walk);
+ *  - overhead: per-operation time with vbjournald running against the
+ *    same filesystem unwatched, in alternating rounds: steady state (the
+ *    directory already announced in the epoch: create + unlink) and worst
+ *    case (a new directory per operation, as an untar makes: mkdir, then
+ *    a file in it, which waits for its intent's ack);
+ *  - acks: worst-case operations per second with 1 and 4 writers (each
+ *    one an intent made durable and acked; group commit shares fsyncs).
+ *
+ * The data is on the tmpfs under test, the journal on the ext4 scratch
+ * disk (a virtio disk, so commits pay for a real flush in the guest);
+ * tmpfs when there is no ext4.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "common.h"
+
+#define ROUNDS		3
+
+struct jb {
+	char data[160];		/* the tree and the writers' directories */
+	char journal[160];
+	const char *journal_fs;
+	pid_t daemon;
+	long ndirs, nfiles, steady_iters, worst_iters, ack_secs;
+	long worst_seq;		/* names new directories */
+};
+
+static void run_cmd(char *const argv[], char *out, size_t sz)
+{
+	int p[2], status;
+	ssize_t n = 0, got;
+	pid_t pid;
+
+	if (pipe(p))
+		die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (!pid) {
+		dup2(p[1], 1);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(p[1]);
+	while (out && (got = read(p[0], out + n, sz - 1 - n)) > 0)
+		n += got;
+	if (out)
+		out[n] = 0;
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		die("%s %s: exit %d", argv[0], argv[1] ? argv[1] : "", status);
+}
+
+static void daemon_start(struct jb *b)
+{
+	char line[256];
+	int p[2];
+	ssize_t n;
+
+	if (pipe(p))
+		die("pipe: %s", strerror(errno));
+	b->daemon = fork();
+	if (!b->daemon) {
+		dup2(p[1], 1);
+		execlp("vbjournald", "vbjournald", "--fs", b->data, "--journal",
+		       b->journal, "--interval", "3600000", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	n = read(p[0], line, sizeof(line) - 1);
+	close(p[0]);
+	if (n <= 0)
+		die("vbjournald did not start");
+}
+
+static void daemon_stop(struct jb *b)
+{
+	kill(b->daemon, SIGTERM);
+	waitpid(b->daemon, NULL, 0);
+}
+
+static void checkpoint(struct jb *b, char *cursor, size_t sz)
+{
+	char *argv[] = { "vbjournal", "--journal", b->journal, "checkpoint", NULL };
+
+	run_cmd(argv, cursor, sz);
+	cursor[strcspn(cursor, "\n")] = 0;
+}
+
+static void make_tree(struct jb *b)
+{
+	char path[256];
+	long d, f;
+	int fd;
+
+	for (d = 0; d < b->ndirs; d++) {
+		snprintf(path, sizeof(path), "%s/tree/d%03ld", b->data, d);
+		if (mkdir(path, 0755) && errno != EEXIST)
+			die("mkdir %s: %s", path, strerror(errno));
+		for (f = 0; f < b->nfiles; f++) {
+			snprintf(path, sizeof(path), "%s/tree/d%03ld/f%04ld",
+				 b->data, d, f);
+			fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+			if (fd < 0)
+				die("create %s: %s", path, strerror(errno));
+			close(fd);
+		}
+	}
+}
+
+/* A full rescan: lstat() of everything under dir; returns the count. */
+static long walk(const char *dir)
+{
+	char path[512];
+	struct dirent *de;
+	struct stat st;
+	long n = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (lstat(path, &st))
+			continue;
+		n++;
+		if (S_ISDIR(st.st_mode))
+			n += walk(path);
+	}
+	closedir(d);
+	return n;
+}
+
+static double steady_ns(struct jb *b)
+{
+	char path[256];
+	uint64_t t0;
+	long i;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/steady/x", b->data);
+	/* the directory announced first (a no-op when unwatched) */
+	fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+	t0 = now_ns();
+	for (i = 0; i < b->steady_iters; i++) {
+		fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+		if (fd < 0)
+			die("create %s: %s", path, strerror(errno));
+		close(fd);
+		unlink(path);
+	}
+	return (double)(now_ns() - t0) / b->steady_iters;
+}
+
+/* One worst-case operation: a new directory, then a file in it. */
+static void worst_op(const char *base, long seq, int who)
+{
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/w%d_%ld", base, who, seq);
+	if (mkdir(path, 0755))
+		die("mkdir %s: %s", path, strerror(errno));
+	strcat(path, "/f");
+	fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd < 0)
+		die("create %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+static double worst_ns(struct jb *b)
+{
+	char base[200];
+	uint64_t t0;
+	long i;
+
+	snprintf(base, sizeof(base), "%s/worst", b->data);
+	t0 = now_ns();
+	for (i = 0; i < b->worst_iters; i++)
+		worst_op(base, b->worst_seq++, 0);
+	return (double)(now_ns() - t0) / b->worst_iters;
+}
+
+/* Worst-case operations per second by n writer processes. */
+static double ops_per_s(struct jb *b, int n)
+{
+	char base[200];
+	pid_t pids[16];
+	int p[2], i;
+	long total = 0, got;
+	uint64_t t0 = now_ns();
+
+	snprintf(base, sizeof(base), "%s/acks", b->data);
+	if (pipe(p))
+		die("pipe: %s", strerror(errno));
+	for (i = 0; i < n && i < 16; i++) {
+		pids[i] = fork();
+		if (!pids[i]) {
+			uint64_t end = now_ns() + b->ack_secs * 1000000000ULL;
+			long k = 0;
+
+			close(p[0]);
+			while (now_ns() < end)
+				worst_op(base, b->worst_seq + k++, 100 + i);
+			_exit(write(p[1], &k, sizeof(k)) == sizeof(k) ? 0 : 1);
+		}
+	}
+	close(p[1]);
+	while (read(p[0], &got, sizeof(got)) == sizeof(got))
+		total += got;
+	close(p[0]);
+	/* the writers only: the daemon is a child too */
+	for (i = 0; i < n && i < 16; i++)
+		waitpid(pids[i], NULL, 0);
+	b->worst_seq += 1000000;
+	return total / ((now_ns() - t0) / 1e9);
+}
+
+static int journal(const char *out_json)
+{
+	struct bench_fs fs[4];
+	int nfs = bench_fs_list(fs, 4), i;
+	struct jb b = { 0 };
+	char c0[128], c1[128], listing[1 << 16], sub[200];
+	double rescan_ms = 1e300, query_ms = 1e300;
+	double base_s[ROUNDS], jour_s[ROUNDS], base_w[ROUNDS], jour_w[ROUNDS];
+	struct summary rs, rw;
+	double acks1, acks4;
+	long entries = 0, listed = 0;
+	uint64_t t0 = now_ns();
+	char *argv[] = { "vbjournal", "--journal", b.journal, "changes",
+			 "--since", c0, NULL };
+	struct jw j;
+	char *p;
+
+	b.ndirs = bench_env("VFSB_BENCH_JOURNAL_DIRS", 100, 10);
+	b.nfiles = bench_env("VFSB_BENCH_JOURNAL_FILES", 1000, 100);
+	b.steady_iters = bench_env("VFSB_BENCH_ITERS", 2000, 100);
+	b.worst_iters = bench_env("VFSB_BENCH_JOURNAL_WORST", 300, 30);
+	b.ack_secs = bench_env("VFSB_BENCH_JOURNAL_SECS", 3, 1);
+	for (i = 0; i < nfs && strcmp(fs[i].name, "tmpfs"); i++)
+		;
+	if (i == nfs)
+		die("no tmpfs under test");
+	snprintf(b.data, sizeof(b.data), "%s/journal-data", fs[i].dir);
+	b.journal_fs = "tmpfs";
+	snprintf(b.journal, sizeof(b.journal), "%s/vbjournal",
+		 getenv("VFSB_BENCH_OTHER") ? getenv("VFSB_BENCH_OTHER") : "/tmp");
+	for (i = 0; i < nfs; i++) {
+		if (!strcmp(fs[i].name, "ext4")) {
+			snprintf(b.journal, sizeof(b.journal), "%s/vbjournal",
+				 fs[i].dir);
+			b.journal_fs = "ext4";
+		}
+	}
+	mod_set(true);
+	mkdir(b.data, 0755);
+	for (i = 0; i < 4; i++) {
+		static const char *const subs[] = { "tree", "steady", "worst", "acks" };
+
+		bench_subdir(sub, sizeof(sub), b.data, subs[i]);
+	}
+	progress("tree: %ld directories of %ld files", b.ndirs, b.nfiles);
+	make_tree(&b);
+
+	/* query against rescan */
+	for (i = 0; i < 3; i++) {
+		uint64_t t = now_ns();
+		char tree[200];
+
+		snprintf(tree, sizeof(tree), "%s/tree", b.data);
+		entries = walk(tree);
+		t = now_ns() - t;
+		if (t / 1e6 < rescan_ms)
+			rescan_ms = t / 1e6;
+	}
+	daemon_start(&b);
+	checkpoint(&b, c0, sizeof(c0));
+	for (i = 0; i < 100; i++) {
+		char path[256];
+		long k = (long)i * 7919 % (b.ndirs * b.nfiles);
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/tree/d%03ld/f%04ld", b.data,
+			 k / b.nfiles, k % b.nfiles);
+		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (fd < 0 || write(fd, "x", 1) != 1)
+			die("write %s: %s", path, strerror(errno));
+		close(fd);
+	}
+	checkpoint(&b, c1, sizeof(c1));
+	for (i = 0; i < 3; i++) {
+		uint64_t t = now_ns();
+
+		run_cmd(argv, listing, sizeof(listing));
+		t = now_ns() - t;
+		if (t / 1e6 < query_ms)
+			query_ms = t / 1e6;
+	}
+	for (p = listing; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		listed += !strncmp(p, "dir ", 4);
+	daemon_stop(&b);
+	progress("query %.2f ms, rescan of %ld entries %.2f ms, %ld dirs named",
+		 query_ms, entries, rescan_ms, listed);
+
+	/* overhead, in alternating rounds */
+	for (i = 0; i < ROUNDS; i++) {
+		base_s[i] = steady_ns(&b);
+		base_w[i] = worst_ns(&b);
+		daemon_start(&b);
+		jour_s[i] = steady_ns(&b);
+		jour_w[i] = worst_ns(&b);
+		daemon_stop(&b);
+		progress("round %d: steady %.0f -> %.0f ns, worst %.0f -> %.0f ns",
+			 i, base_s[i], jour_s[i], base_w[i], jour_w[i]);
+	}
+	rs = ratio_summary(jour_s, base_s, ROUNDS);
+	rw = ratio_summary(jour_w, base_w, ROUNDS);
+
+	daemon_start(&b);
+	acks1 = ops_per_s(&b, 1);
+	acks4 = ops_per_s(&b, 4);
+	daemon_stop(&b);
+
+	printf("journal: %ld files in %ld directories (tmpfs), journal on %s\n",
+	       b.ndirs * b.nfiles, b.ndirs, b.journal_fs);
+	printf("  vbjournal changes after 100 changes: %.2f ms (%ld directories);"
+	       " full rescan (lstat walk of %ld entries): %.2f ms; rescan/query "
+	       "%.1fx\n", query_ms, listed, entries, rescan_ms,
+	       rescan_ms / query_ms);
+	printf("  intent mode vs unwatched, median of %d rounds (ratio range):\n",
+	       ROUNDS);
+	printf("    steady state (directory announced), create+unlink: %.0f -> "
+	       "%.0f ns/op, %.3f (%.3f-%.3f)\n", summarize(base_s, ROUNDS).med,
+	       summarize(jour_s, ROUNDS).med, rs.med, rs.min, rs.max);
+	printf("    worst case (new directory per op), mkdir+create:   %.0f -> "
+	       "%.0f ns/op, %.3f (%.3f-%.3f)\n", summarize(base_w, ROUNDS).med,
+	       summarize(jour_w, ROUNDS).med, rw.med, rw.min, rw.max);
+	printf("  intents acked per second (worst-case writers): 1 writer %.0f/s,"
+	       " 4 writers %.0f/s (group commit: %.2fx)\n", acks1, acks4,
+	       acks4 / acks1);
+
+	bench_json_begin(&j, out_json);
+	jw_obj(&j, "journal");
+	jw_int(&j, "files", b.ndirs * b.nfiles);
+	jw_str(&j, "journal_fs", b.journal_fs);
+	jw_num(&j, "query_ms", query_ms);
+	jw_num(&j, "rescan_ms", rescan_ms);
+	jw_num(&j, "rescan_over_query", rescan_ms / query_ms);
+	jw_int(&j, "directories_named", listed);
+	jw_num(&j, "steady_ratio", rs.med);
+	jw_num(&j, "worst_ratio", rw.med);
+	jw_num(&j, "acks_per_s_1_writer", acks1);
+	jw_num(&j, "acks_per_s_4_writers", acks4);
+	return bench_json_end(&j, t0);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct bench_cmd cmds[] = {
+		{ "journal", journal },
+	};
+
+	return bench_main(argc, argv, "bench_journal", cmds, ARRAY_SIZE(cmds));
+}
