@@ -8,6 +8,7 @@
 #     sparse, and its Makefile wants scripts/checker-valid.sh, which the
 #     kbuild package does not ship);
 #   every shell script through shellcheck;
+#   the man pages (man/) through groff -ww: no warning;
 #   lib/, tools/ and selftests/ built with -Wall -Wextra -Werror.
 # Needs what scripts/deps.sh installs (it does not install it: lint runs
 # without root); says what is missing.
@@ -95,11 +96,23 @@ if need shellcheck; then
 	done
 fi
 
-echo "lint: lib, tools, selftests and stress with -Wall -Wextra -Werror"
+echo "lint: man pages"
+if need groff; then
+	for f in man/*.[1-8]; do
+		out=$(groff -ww -man -z "$f" 2>&1)
+		if [ -n "$out" ]; then
+			echo "$out"
+			status=1
+		fi
+	done
+fi
+
+echo "lint: lib, tools, selftests, stress and crash with -Wall -Wextra -Werror"
 make -s -C lib BUILD="$build" >/dev/null || status=1
 make -s -C selftests BUILD="$build" OUT="$build/lint-bin" >/dev/null || status=1
 make -s -C tools BUILD="$build" OUT="$build/lint-bin" >/dev/null || status=1
 make -s -C selftests/stress BUILD="$build" OUT="$build/lint-bin" >/dev/null || status=1
+make -s -C selftests/crash BUILD="$build" OUT="$build/lint-bin" >/dev/null || status=1
 
 [ $status = 0 ] && echo "lint: clean"
 exit $status
