@@ -148,11 +148,17 @@ static vm_fault_t notrace vfsb_deny_fault(void)
 }
 
 /* An entry hook in a system call settles its change's wait. */
+static void vfsb_settle_call(struct ftrace_regs *fregs,
+			     struct vfsb_intent_req *req, bool async)
+{
+	if (vfsb_intent_defer_syscall(req, async))
+		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_deny_restart);
+}
+
 static void vfsb_settle_syscall(struct ftrace_regs *fregs,
 				struct vfsb_intent_req *req)
 {
-	if (vfsb_intent_defer_syscall(req))
-		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_deny_restart);
+	vfsb_settle_call(fregs, req, false);
 }
 
 /*
@@ -472,7 +478,7 @@ static void vfsb_on_rw_verify(struct ftrace_regs *fregs)
 	sync = !ppos || ppos == &file->f_pos || object_is_on_stack(ppos);
 	vfsb_announce_data(file, VFSB_R_DATA_WRITE, 0, ppos ? *ppos : 0,
 			   (unsigned long)ARG(3), sync, &req);
-	vfsb_settle_syscall(fregs, &req);
+	vfsb_settle_call(fregs, &req, !sync);
 }
 
 /* do_page_mkwrite(vmf, ...): a shared mapping's page made writable */

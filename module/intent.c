@@ -385,29 +385,37 @@ unwaited:
  * Whether the current system call can fail with -ERESTARTNOINTR and be
  * restarted: a user task in a system call. Not io_uring_enter(), whose
  * operations report their results in completions; not io_uring's or
- * any kernel thread.
+ * any kernel thread; not a dying or core-dumping task (the dump's file
+ * is created in get_signal(), which restarts nothing). An async data
+ * write (its position in a kiocb) only from io_submit(), which returns
+ * how many it queued: io_uring also issues requests from task work,
+ * inside whatever system call the task is returning from.
  */
-static bool vfsb_syscall_restartable(void)
+static bool vfsb_syscall_restartable(bool async)
 {
 	long nr;
 
 	if (!in_task() || (current->flags & (PF_KTHREAD | PF_IO_WORKER |
-					     PF_EXITING)))
+					     PF_EXITING | PF_DUMPCORE)) ||
+	    fatal_signal_pending(current))
 		return false;
 	nr = syscall_get_nr(current, task_pt_regs(current));
-	return nr >= 0 && nr != __NR_io_uring_enter;
+	if (nr < 0 || nr == __NR_io_uring_enter)
+		return false;
+	return !async || (nr == __NR_io_submit && !in_compat_syscall());
 }
 
 /*
  * A hook in a system call: true when the call must fail now with
  * -ERESTARTNOINTR (its wait is queued); false: go on (nothing to wait
- * for, or it cannot wait and goes on unacked).
+ * for, or it cannot wait and goes on unacked). async: an async data
+ * write's submission.
  */
-bool vfsb_intent_defer_syscall(struct vfsb_intent_req *req)
+bool vfsb_intent_defer_syscall(struct vfsb_intent_req *req, bool async)
 {
 	if (!req->in)
 		return false;
-	if (!vfsb_syscall_restartable()) {
+	if (!vfsb_syscall_restartable(async)) {
 		vfsb_intent_unwaited(req);
 		return false;
 	}

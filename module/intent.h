@@ -46,7 +46,7 @@ enum vfsb_push vfsb_intent_push(struct vfsb_intent *in, struct vfsb_ring *r,
 				struct vfsb_intent_req *req);
 
 /* How the announcing context can wait (hooks.c). */
-bool vfsb_intent_defer_syscall(struct vfsb_intent_req *req);
+bool vfsb_intent_defer_syscall(struct vfsb_intent_req *req, bool async);
 bool vfsb_intent_defer_fault(struct vfsb_intent_req *req, bool user);
 int vfsb_intent_wait(struct vfsb_intent_req *req, bool can_fail);
 void vfsb_intent_unwaited(struct vfsb_intent_req *req);

@@ -16,12 +16,12 @@ int drop_to_nobody(void)
 	return 0;
 }
 
-int wait_sleeping(pid_t tid)
+/* Waits until the stat file at path says S or D (about 10 s at most). */
+static int wait_stat_sleeping(const char *path)
 {
-	char path[64], buf[256], *p;
+	char buf[256], *p;
 	int i;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
 	for (i = 0; i < 10000; i++) {
 		FILE *f = fopen(path, "r");
 
@@ -35,4 +35,20 @@ int wait_sleeping(pid_t tid)
 		usleep(1000);
 	}
 	return -1;
+}
+
+int wait_sleeping(pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	return wait_stat_sleeping(path);
+}
+
+int wait_proc_sleeping(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	return wait_stat_sleeping(path);
 }

@@ -15,5 +15,7 @@ int drop_to_nobody(void);
  * test. Bounded: -1 after about 10 s.
  */
 int wait_sleeping(pid_t tid);
+/* The same for another process (its main thread). */
+int wait_proc_sleeping(pid_t pid);
 
 #endif /* TASK_H */

@@ -27,12 +27,15 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "vfsb.h"
+#include "aio.h"
 #include "hold_calls.h"
 #include "rec_batch.h"
+#include "task.h"
 #include "testfs.h"
 #include "uffd_hold.h"
 #include "kselftest_harness.h"
@@ -139,6 +142,19 @@ static int op_uring_write(const char *path, int ctl, int res)
 	if (fd < 0)
 		return -errno;
 	ret = uring_write1(fd, "io", 2, 0);
+	close(fd);
+	return ret;
+}
+
+/* "WORLD" at 5 by Linux AIO: io_submit() restarts like any call. */
+static int op_aio_write(const char *path, int ctl, int res)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = aio_write1(fd, "WORLD", 5, 5);
 	close(fd);
 	return ret;
 }
@@ -515,6 +531,84 @@ TEST(subscriber_own_writes_do_not_wait)
 		EXPECT_EQ(1, b.rec[i]->epoch);
 	}
 	EXPECT_LT(2, n);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * An AIO write waits like a system call (io_submit() is restarted, or
+ * returns how many it queued) and lands once.
+ */
+TEST(aio_write_waits_and_lands_once)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	struct child ch;
+	char buf[16] = { 0 };
+	int dev, res, fd;
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, put_file(DIR_T "/d/f", "hello"));
+	ASSERT_EQ(0, child_start(&ch, op_aio_write, DIR_T "/d/f"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	EXPECT_EQ(VFSB_R_DATA_WRITE, r->reasons);
+	EXPECT_EQ(1, child_result(&ch, 0, &res));
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	child_end(&ch);
+	fd = open(DIR_T "/d/f", O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(10, read(fd, buf, sizeof(buf)));
+	close(fd);
+	EXPECT_STREQ("helloWORLD", buf);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * A task killed inside a system call dumps core from get_signal(),
+ * which restarts nothing: the dump's file in a directory not yet acked
+ * is created all the same (unacked, with a RESCAN), not lost.
+ */
+TEST(core_dump_is_written_unacked)
+{
+	const char *knob = "/proc/sys/kernel/core_pattern";
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	char was[256] = "";
+	int dev, fd, status;
+	ssize_t n;
+	pid_t pid;
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	fd = open(knob, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		SKIP(return, "no %s", knob);
+	n = read(fd, was, sizeof(was) - 1);
+	was[n > 0 ? n : 0] = 0;
+	ASSERT_LT(0, pwrite(fd, DIR_T "/d/core", strlen(DIR_T "/d/core"), 0));
+	pid = fork();
+	if (!pid) {
+		struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+
+		setrlimit(RLIMIT_CORE, &rl);
+		signal(SIGQUIT, SIG_DFL);
+		pause();
+		_exit(1);
+	}
+	/* in pause(): the dump runs on the way out of a system call */
+	ASSERT_EQ(0, wait_proc_sleeping(pid));
+	kill(pid, SIGQUIT);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	if (was[0] && pwrite(fd, was, strlen(was), 0) < 0)
+		TH_LOG("core_pattern not restored");
+	close(fd);
+	ASSERT_TRUE(WIFSIGNALED(status));
+	EXPECT_TRUE(WCOREDUMP(status));
+	EXPECT_TRUE(exists(DIR_T "/d/core"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_RESCAN, 0, &u));
+	EXPECT_TRUE(r->reasons & VFSB_RESCAN_INTENT);
 	close(dev);
 	umount2(DIR_T, MNT_DETACH);
 }
