@@ -25,6 +25,7 @@
  * is retried. Contexts that can do neither go on at once, unacked, and
  * their filesystem gets a RESCAN record.
  */
+#include <linux/compat.h>
 #include <linux/hash.h>
 #include <linux/module.h>
 #include <linux/sched.h>
