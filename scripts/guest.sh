@@ -41,20 +41,35 @@ case "$(basename "$vmlinuz")" in
 *) cmdline_kind="" ;;
 esac
 
-echo "guest: booting $(basename "$vmlinuz") (mode $mode, limit ${tmo}s, console -> $log)"
-start=$(date +%s)
-timeout --foreground -k 5 "$tmo" qemu-system-x86_64 \
-	-accel "${VFSB_QEMU_ACCEL:-tcg}" -cpu max -smp "${VFSB_QEMU_SMP:-2}" -m "${VFSB_GUEST_MEM:-1024}" \
-	-nographic -no-reboot -net none -monitor none -serial stdio \
-	-kernel "$vmlinuz" -initrd "$initrd" \
-	"$@" \
-	-append "console=ttyS0 panic=-1 loglevel=5$cmdline_kind ${VFSB_CMDLINE:-}" \
-	< /dev/null 2>&1 | tee "$log" | awk -v mode="$mode" '
-		# Show the test lines live; everything else only goes to the log.
-		mode != "check" { print; fflush(); next }
-		/^vfsb-guest: ----- dmesg/ { quiet = 1 }
-		!quiet && (/^ *(not )?ok [0-9]/ || /^ *# / || /^vfsb-guest/) { print; fflush() }'
-rc=$?
+# boot: one run of the guest, its console into $log
+boot() {
+	echo "guest: booting $(basename "$vmlinuz") (mode $mode, limit ${tmo}s, console -> $log)"
+	start=$(date +%s)
+	timeout --foreground -k 5 "$tmo" qemu-system-x86_64 \
+		-accel "${VFSB_QEMU_ACCEL:-tcg}" -cpu max -smp "${VFSB_QEMU_SMP:-2}" -m "${VFSB_GUEST_MEM:-1024}" \
+		-nographic -no-reboot -net none -monitor none -serial stdio \
+		-kernel "$vmlinuz" -initrd "$initrd" \
+		"$@" \
+		-append "console=ttyS0 panic=-1 loglevel=5$cmdline_kind ${VFSB_CMDLINE:-}" \
+		< /dev/null 2>&1 | tee "$log" | awk -v mode="$mode" '
+			# Show the test lines live; everything else only goes to the log.
+			mode != "check" { print; fflush(); next }
+			/^vfsb-guest: ----- dmesg/ { quiet = 1 }
+			!quiet && (/^ *(not )?ok [0-9]/ || /^ *# / || /^vfsb-guest/) { print; fflush() }'
+	rc=$?
+}
+
+boot "$@"
+# Multi-threaded TCG (QEMU 7.2) now and then runs a stale translation of
+# text the kernel patched at boot: "Oops: int3" before init has run,
+# before any module is loaded (6.12, twice in about 40 boots on
+# 2026-12-05). Nothing under test ran; boot once more, and say so. An
+# oops after init started is judged below like any other.
+if grep -q 'Oops: int3' "$log" && ! grep -q '^vfsb-guest: kernel ' "$log"; then
+	echo "guest: the kernel oopsed on an int3 at boot, before init ran (QEMU's multi-threaded TCG; see scripts/guest.sh): booting again"
+	grep -m1 -A4 'Oops: int3' "$log" | sed 's/^/guest:   /'
+	boot "$@"
+fi
 end=$(date +%s)
 rm -f "$scratch"-?.img
 echo "guest: ran $((end - start))s"
