@@ -264,6 +264,7 @@ static int cmd_status(struct vbj_store *s, bool json)
 	int64_t last = vbj_last_epoch(s), closed = vbj_last_closed(s);
 	char clean[8] = "?", pid[16] = "0", stats[160] = "", start[24] = "0";
 	unsigned long long intents = 0, records = 0, acks = 0, sum = 0, max = 0;
+	unsigned long long unacked = 0;
 	int64_t rows, gaps, size, ncons, lag, secs;
 	const char *daemon;
 	double rate, avg_ms;
@@ -274,8 +275,8 @@ static int cmd_status(struct vbj_store *s, bool json)
 	vbj_meta_get(s, "pid", pid, sizeof(pid));
 	vbj_meta_get(s, "session_stats", stats, sizeof(stats));
 	vbj_meta_get(s, "session_start", start, sizeof(start));
-	sscanf(stats, "%llu %llu %llu %llu %llu", &intents, &records, &acks,
-	       &sum, &max);
+	sscanf(stats, "%llu %llu %llu %llu %llu %llu", &intents, &records, &acks,
+	       &sum, &max, &unacked);
 	rows = query_int(s, "SELECT count(*) FROM changes");
 	gaps = query_int(s, "SELECT count(*) FROM gaps");
 	size = query_int(s, "SELECT page_count * page_size FROM "
@@ -294,10 +295,11 @@ static int cmd_status(struct vbj_store *s, bool json)
 		       "size %" PRId64 " bytes, %" PRId64 " directory rows, %"
 		       PRId64 " gaps\nsession: %" PRId64 " s, %llu intents "
 		       "(%.1f/s), %llu records, ack latency avg %.2f ms max "
-		       "%.2f ms\nconsumers %" PRId64 ", largest lag %" PRId64
-		       " epochs\n", id, last, closed, vbj_first_epoch(s), daemon,
-		       pid, size, rows, gaps, secs, intents, rate, records,
-		       avg_ms, max / 1e6, ncons, lag);
+		       "%.2f ms, %llu changes went on unacked\nconsumers %" PRId64
+		       ", largest lag %" PRId64 " epochs\n", id, last, closed,
+		       vbj_first_epoch(s), daemon, pid, size, rows, gaps, secs,
+		       intents, rate, records, avg_ms, max / 1e6, unacked, ncons,
+		       lag);
 		return 0;
 	}
 	jw_init(&j, stdout, true);
@@ -316,6 +318,7 @@ static int cmd_status(struct vbj_store *s, bool json)
 	jw_uint(&j, "records", records);
 	jw_num(&j, "ack_latency_avg_ms", avg_ms);
 	jw_num(&j, "ack_latency_max_ms", max / 1e6);
+	jw_uint(&j, "unacked_changes", unacked);
 	jw_int(&j, "consumers", ncons);
 	jw_int(&j, "largest_lag", lag);
 	jw_end(&j);
