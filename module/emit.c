@@ -119,7 +119,9 @@ static void vfsb_build(struct vfsb_sb *vsb, struct super_block *sb,
 	rec->flags = ev->flags;
 	rec->mode = ev->mode;
 	rec->cookie = ev->cookie;
-	rec->offset = ev->offset;
+	/* O_APPEND: the data lands at the size as it is now */
+	rec->offset = (ev->flags & VFSB_RECF_APPEND) && ev->inode ?
+		      i_size_read(ev->inode) : ev->offset;
 	rec->length = ev->length;
 	if (ev->name_of_dentry) {
 		struct inode *parent = vfsb_dentry_snapshot(ev->dentry, name,

@@ -161,59 +161,81 @@ static void vfsb_settle_syscall(struct ftrace_regs *fregs,
 	vfsb_settle_call(fregs, req, false);
 }
 
-/*
- * A wrapper (it may sleep) settles its change's wait: true when it must
- * announce again (its section ended, the wait is over); err: fail the
- * call instead.
- */
-static bool vfsb_settle_wrapper(struct vfsb_call *c,
-				struct vfsb_intent_req *req, int *err)
+/* A change of the data of file over [pos, pos + len). */
+static void vfsb_data_event(struct vfsb_event *ev, struct file *file,
+			    u32 reason, u32 flags, u64 pos, u64 len)
 {
-	if (!req->in)
-		return false;
-	vfsb_call_end(c);
-	*err = vfsb_intent_wait(req, true);
-	return true;
+	*ev = (struct vfsb_event){
+		.reasons = reason, .flags = flags, .inode = file_inode(file),
+		/* overlayfs: the real file's dentry, on the real filesystem */
+		.dentry = file_dentry(file), .offset = pos, .length = len,
+	};
+	/* the offset is then the size when announced (emit.c) */
+	if (file->f_flags & O_APPEND)
+		ev->flags |= VFSB_RECF_APPEND;
 }
 
 /*
- * A change of the data of file over [pos, pos + len). sync: the write
- * is done when the call returns (not an async submission), so a section
- * until the syscall returns covers it.
+ * sync: the write is done when the call returns (not an async
+ * submission), so a section until the syscall returns covers it.
  */
 static void vfsb_announce_data(struct file *file, u32 reason, u32 flags,
 			       u64 pos, u64 len, bool sync,
 			       struct vfsb_intent_req *req)
 {
-	struct inode *inode = file_inode(file);
-	struct vfsb_event ev = {
-		.reasons = reason, .flags = flags, .inode = inode,
-		/* overlayfs: the real file's dentry, on the real filesystem */
-		.dentry = file_dentry(file), .offset = pos, .length = len,
-	};
+	struct vfsb_event ev;
 
-	if (file->f_flags & O_APPEND) {
-		ev.flags |= VFSB_RECF_APPEND;
-		ev.offset = i_size_read(inode);
-	}
-	vfsb_announce_change(inode->i_sb, &ev, sync, req);
+	vfsb_data_event(&ev, file, reason, flags, pos, len);
+	vfsb_announce_change(ev.inode->i_sb, &ev, sync, req);
 }
 
 /* An attribute-like change of dentry (setattr, xattr, ACL, flags). */
+static void vfsb_dentry_event(struct vfsb_event *ev, struct dentry *dentry,
+			      u32 reason, struct iattr *attr)
+{
+	*ev = (struct vfsb_event){
+		.reasons = reason, .dentry = dentry, .name_of_dentry = true,
+		.inode = d_inode(dentry),
+	};
+	if (attr && (attr->ia_valid & ATTR_SIZE)) {
+		ev->reasons = VFSB_R_TRUNCATE;
+		ev->offset = attr->ia_size;
+	}
+}
+
 static void vfsb_announce_dentry(struct dentry *dentry, u32 reason,
 				 struct iattr *attr,
 				 struct vfsb_intent_req *req)
 {
-	struct vfsb_event ev = {
-		.reasons = reason, .dentry = dentry, .name_of_dentry = true,
-		.inode = d_inode(dentry),
-	};
+	struct vfsb_event ev;
 
-	if (attr && (attr->ia_valid & ATTR_SIZE)) {
-		ev.reasons = VFSB_R_TRUNCATE;
-		ev.offset = attr->ia_size;
-	}
+	vfsb_dentry_event(&ev, dentry, reason, attr);
 	vfsb_announce_change(dentry->d_sb, &ev, true, req);
+}
+
+/*
+ * A wrapper's call (it may sleep): its section opens and its change is
+ * announced. In intent mode, when the change must wait for its ack, the
+ * section ends, the wrapper waits and announces again. 0: the section
+ * is open; else the error to fail the call with, no section held.
+ */
+static int vfsb_call_announce(struct vfsb_call *c, struct super_block *sb,
+			      const struct vfsb_event *ev)
+{
+	struct vfsb_intent_req req;
+	int err;
+
+	for (;;) {
+		memset(&req, 0, sizeof(req));
+		vfsb_call_begin(c, sb);
+		vfsb_announce_change(sb, ev, true, &req);
+		if (!req.in)
+			return 0;
+		vfsb_call_end(c);
+		err = vfsb_intent_wait(&req, true);
+		if (err)
+			return err;
+	}
 }
 
 /* ---- write access: mnt_want_write*() to mnt_drop_write*() ---- */
@@ -559,14 +581,7 @@ static int notrace vfsb_wrap_vfs_fallocate(struct file *file, int mode,
 		ev.flags = VFSB_RECF_TO_EOF;
 		ev.length = 0;
 	}
-	struct vfsb_intent_req req;
-
-	do {
-		memset(&req, 0, sizeof(req));
-		vfsb_call_begin(&c, vfsb_file_sb(file));
-		vfsb_announce_change(vfsb_file_sb(file), &ev, true, &req);
-		ret = 0;
-	} while (vfsb_settle_wrapper(&c, &req, &ret) && !ret);
+	ret = vfsb_call_announce(&c, vfsb_file_sb(file), &ev);
 	if (ret)
 		return ret;
 	ret = vfs_fallocate(file, mode, offset, len);
@@ -605,11 +620,14 @@ vfsb_wrap_do_splice_direct(struct file *in, loff_t *ppos, struct file *out,
 }
 
 /* FICLONE*, FIDEDUPERANGE: a length of 0 means "to the end of file". */
-static void vfsb_announce_remap(struct file *file, loff_t pos, loff_t len,
-				struct vfsb_intent_req *req)
+static int vfsb_call_announce_remap(struct vfsb_call *c, struct file *file,
+				    loff_t pos, loff_t len)
 {
-	vfsb_announce_data(file, VFSB_R_DATA_WRITE, len ? 0 : VFSB_RECF_TO_EOF,
-			   pos, len, true, req);
+	struct vfsb_event ev;
+
+	vfsb_data_event(&ev, file, VFSB_R_DATA_WRITE,
+			len ? 0 : VFSB_RECF_TO_EOF, pos, len);
+	return vfsb_call_announce(c, vfsb_file_sb(file), &ev);
 }
 
 static typeof(vfs_clone_file_range) vfsb_wrap_vfs_clone_file_range;
@@ -621,16 +639,8 @@ static loff_t notrace vfsb_wrap_vfs_clone_file_range(struct file *in,
 {
 	struct vfsb_call c;
 	loff_t ret;
+	int err = vfsb_call_announce_remap(&c, out, pos_out, len);
 
-	struct vfsb_intent_req req;
-	int err;
-
-	do {
-		memset(&req, 0, sizeof(req));
-		vfsb_call_begin(&c, vfsb_file_sb(out));
-		vfsb_announce_remap(out, pos_out, len, &req);
-		err = 0;
-	} while (vfsb_settle_wrapper(&c, &req, &err) && !err);
 	if (err)
 		return err;
 	ret = vfs_clone_file_range(in, pos_in, out, pos_out, len, remap_flags);
@@ -646,16 +656,8 @@ vfsb_wrap_vfs_dedupe_file_range_one(struct file *src, loff_t src_pos,
 {
 	struct vfsb_call c;
 	loff_t ret;
+	int err = vfsb_call_announce_remap(&c, dst, dst_pos, len);
 
-	struct vfsb_intent_req req;
-	int err;
-
-	do {
-		memset(&req, 0, sizeof(req));
-		vfsb_call_begin(&c, vfsb_file_sb(dst));
-		vfsb_announce_remap(dst, dst_pos, len, &req);
-		err = 0;
-	} while (vfsb_settle_wrapper(&c, &req, &err) && !err);
 	if (err)
 		return err;
 	ret = vfs_dedupe_file_range_one(src, src_pos, dst, dst_pos, len,
@@ -665,10 +667,13 @@ vfsb_wrap_vfs_dedupe_file_range_one(struct file *src, loff_t src_pos,
 }
 
 /* fs-verity and fscrypt turn a file or directory into another kind. */
-static void vfsb_announce_file_attr(struct file *file,
-				    struct vfsb_intent_req *req)
+static int vfsb_call_announce_file_attr(struct vfsb_call *c,
+					struct file *file)
 {
-	vfsb_announce_dentry(file_dentry(file), VFSB_R_ATTRIB, NULL, req);
+	struct vfsb_event ev;
+
+	vfsb_dentry_event(&ev, file_dentry(file), VFSB_R_ATTRIB, NULL);
+	return vfsb_call_announce(c, vfsb_file_sb(file), &ev);
 }
 
 static typeof(fsverity_ioctl_enable) vfsb_wrap_fsverity_ioctl_enable;
@@ -676,16 +681,8 @@ static int notrace vfsb_wrap_fsverity_ioctl_enable(struct file *file,
 						   const void __user *arg)
 {
 	struct vfsb_call c;
-	int ret;
+	int ret = vfsb_call_announce_file_attr(&c, file);
 
-	struct vfsb_intent_req req;
-
-	do {
-		memset(&req, 0, sizeof(req));
-		vfsb_call_begin(&c, vfsb_file_sb(file));
-		vfsb_announce_file_attr(file, &req);
-		ret = 0;
-	} while (vfsb_settle_wrapper(&c, &req, &ret) && !ret);
 	if (ret)
 		return ret;
 	ret = fsverity_ioctl_enable(file, arg);
@@ -698,16 +695,8 @@ static int notrace vfsb_wrap_fscrypt_ioctl_set_policy(struct file *file,
 						      const void __user *arg)
 {
 	struct vfsb_call c;
-	int ret;
+	int ret = vfsb_call_announce_file_attr(&c, file);
 
-	struct vfsb_intent_req req;
-
-	do {
-		memset(&req, 0, sizeof(req));
-		vfsb_call_begin(&c, vfsb_file_sb(file));
-		vfsb_announce_file_attr(file, &req);
-		ret = 0;
-	} while (vfsb_settle_wrapper(&c, &req, &ret) && !ret);
 	if (ret)
 		return ret;
 	ret = fscrypt_ioctl_set_policy(file, arg);

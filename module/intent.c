@@ -216,10 +216,10 @@ enum vfsb_push vfsb_intent_push(struct vfsb_intent *in, struct vfsb_ring *r,
 				struct vfsb_intent_req *req)
 {
 	struct vfsb_ikey ik = { .dev = rec->dev };
+	struct vfsb_iset_ent *e;
 	enum vfsb_push ret;
 	unsigned long flags;
 	u64 wait = 0;
-	bool found;
 
 	if (rec->parent_ino) {
 		ik.ino = rec->parent_ino;
@@ -235,14 +235,11 @@ enum vfsb_push vfsb_intent_push(struct vfsb_intent *in, struct vfsb_ring *r,
 		ret = vfsb_ring_push(r, rec, key);
 		goto out;
 	}
-	{
-		struct vfsb_iset_ent *e = vfsb_iset_find(in, &ik);
-
-		found = e;
-		if (e && e->seq > in->acked)
+	e = vfsb_iset_find(in, &ik);
+	if (e) {
+		/* announced in this epoch: wait only while not acked */
+		if (e->seq > in->acked)
 			wait = e->seq;
-	}
-	if (found) {
 		spin_unlock_irqrestore(&in->lock, flags);
 		ret = vfsb_ring_push(r, rec, key);
 	} else {

@@ -146,6 +146,19 @@ static int op_uring_write(const char *path, int ctl, int res)
 	return ret;
 }
 
+/* 8192 bytes allocated: vfs_fallocate() waits in its wrapper. */
+static int op_fallocate(const char *path, int ctl, int res)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = fallocate(fd, 0, 0, 8192) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
 /* "WORLD" at 5 by Linux AIO: io_submit() restarts like any call. */
 static int op_aio_write(const char *path, int ctl, int res)
 {
@@ -531,6 +544,38 @@ TEST(subscriber_own_writes_do_not_wait)
 		EXPECT_EQ(1, b.rec[i]->epoch);
 	}
 	EXPECT_LT(2, n);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * fallocate() goes through a wrapper that may sleep: it waits there,
+ * with its section ended, and announces again once acked.
+ */
+TEST(fallocate_waits_in_its_wrapper)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	struct child ch;
+	struct stat st;
+	int dev, res;
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, child_start(&ch, op_fallocate, DIR_T "/d/f"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	EXPECT_EQ(VFSB_R_DATA_WRITE, r->reasons);
+	EXPECT_EQ(8192, r->length);
+	EXPECT_EQ(1, child_result(&ch, 0, &res));
+	ASSERT_EQ(0, stat(DIR_T "/d/f", &st));
+	EXPECT_EQ(0, st.st_size);
+	/* the waiting wrapper holds no section: a barrier returns */
+	EXPECT_EQ(0, vfsb_barrier_path(dev, DIR_T, 0, 10000));
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	child_end(&ch);
+	ASSERT_EQ(0, stat(DIR_T "/d/f", &st));
+	EXPECT_EQ(8192, st.st_size);
 	close(dev);
 	umount2(DIR_T, MNT_DETACH);
 }
