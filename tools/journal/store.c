@@ -92,7 +92,7 @@ static int vbj_run(struct vbj_store *s, const char *sql, const char *types,
 	return 0;
 }
 
-static int64_t vbj_int(struct vbj_store *s, const char *sql, int64_t dflt)
+int64_t vbj_int(struct vbj_store *s, const char *sql, int64_t dflt)
 {
 	sqlite3_stmt *st;
 	int64_t v = dflt;

@@ -35,6 +35,9 @@ int vbj_begin(struct vbj_store *s);
 int vbj_commit(struct vbj_store *s);
 int vbj_exec(struct vbj_store *s, const char *sql);
 
+/* The first column of sql's first row, dflt when none or NULL. */
+int64_t vbj_int(struct vbj_store *s, const char *sql, int64_t dflt);
+
 /* meta key/value; get: 0, -ENOENT. */
 int vbj_meta_set(struct vbj_store *s, const char *key, const char *val);
 int vbj_meta_get(struct vbj_store *s, const char *key, char *val, int sz);

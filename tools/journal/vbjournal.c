@@ -246,19 +246,6 @@ static int cmd_follow(struct vbj_store *s, const char *since,
 	}
 }
 
-static int64_t query_int(struct vbj_store *s, const char *sql)
-{
-	sqlite3_stmt *st;
-	int64_t v = 0;
-
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
 static int cmd_status(struct vbj_store *s, bool json)
 {
 	int64_t last = vbj_last_epoch(s), closed = vbj_last_closed(s);
@@ -277,12 +264,13 @@ static int cmd_status(struct vbj_store *s, bool json)
 	vbj_meta_get(s, "session_start", start, sizeof(start));
 	sscanf(stats, "%llu %llu %llu %llu %llu %llu", &intents, &records, &acks,
 	       &sum, &max, &unacked);
-	rows = query_int(s, "SELECT count(*) FROM changes");
-	gaps = query_int(s, "SELECT count(*) FROM gaps");
-	size = query_int(s, "SELECT page_count * page_size FROM "
-			 "pragma_page_count(), pragma_page_size()");
-	ncons = query_int(s, "SELECT count(*) FROM consumers");
-	lag = ncons ? closed - query_int(s, "SELECT min(epoch) FROM consumers") : 0;
+	rows = vbj_int(s, "SELECT count(*) FROM changes", 0);
+	gaps = vbj_int(s, "SELECT count(*) FROM gaps", 0);
+	size = vbj_int(s, "SELECT page_count * page_size FROM "
+		       "pragma_page_count(), pragma_page_size()", 0);
+	ncons = vbj_int(s, "SELECT count(*) FROM consumers", 0);
+	lag = ncons ?
+	      closed - vbj_int(s, "SELECT min(epoch) FROM consumers", 0) : 0;
 	secs = time(NULL) - atoll(start);
 	rate = secs > 0 ? (double)intents / secs : 0;
 	avg_ms = acks ? sum / 1e6 / acks : 0;
