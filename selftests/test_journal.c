@@ -316,6 +316,51 @@ TEST(unacked_change_is_named_not_a_rescan)
 }
 
 /*
+ * A directory moved after its changes were journaled: those changes are
+ * stored under its old path, so "anything under its new path since C?"
+ * must still answer yes. The move names the directory as a moved
+ * subtree (to treat as changed), under --under of its new place and of
+ * anything inside it.
+ */
+TEST(moved_directory_is_found_under_its_new_path)
+{
+	struct daemon d;
+	char c0[64], c1[64];
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	ASSERT_EQ(0, put_file(DIR_W "/a/b/new", "n"));
+	ASSERT_EQ(0, checkpoint(c1, sizeof(c1)));
+	/* journaled, with the path it had then */
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	ASSERT_TRUE(listed(DIR_W "/a/b"));
+
+	ASSERT_EQ(0, rename(DIR_W "/a", DIR_W "/e/a2"));
+	ASSERT_EQ(0, checkpoint(c1, sizeof(c1)));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, "--under",
+			       DIR_W "/e/a2/b", NULL));
+	TH_LOG("under e/a2/b since %s:\n%s", c0, out);
+	EXPECT_NE(NULL, strstr(out, "moved " DIR_W "/e/a2\n"));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, "--under",
+			       DIR_W "/e", NULL));
+	EXPECT_NE(NULL, strstr(out, "moved " DIR_W "/e/a2\n"));
+	EXPECT_TRUE(listed(DIR_W "/e"));
+	/* elsewhere it is not named */
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, "--under",
+			       DIR_W "/c", NULL));
+	EXPECT_EQ(NULL, strstr(out, "moved "));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, "--json", NULL));
+	EXPECT_NE(NULL, strstr(out, "\"moved\":[{\"path\":\"" DIR_W
+			       "/e/a2\""));
+	/* a move before the cursor is not named */
+	ASSERT_EQ(0, vbjournal("changes", "--since", c1, NULL));
+	EXPECT_EQ(NULL, strstr(out, "moved "));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	teardown();
+}
+
+/*
  * follow prints each epoch as it closes, one JSON object per line;
  * status counts what the daemon did.
  */

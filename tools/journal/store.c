@@ -27,6 +27,14 @@ static const char *const schema =
 	"  path TEXT, PRIMARY KEY(epoch, fs, handle)) WITHOUT ROWID;"
 	/* "anything under P since C": one range scan of this index */
 	"CREATE INDEX IF NOT EXISTS changes_by_path ON changes(path, epoch);"
+	/*
+	 * directories renamed in an epoch: what was journaled under them
+	 * before carries their old path, so a query under the new one
+	 * must name them as a whole
+	 */
+	"CREATE TABLE IF NOT EXISTS moves("
+	"  epoch INTEGER NOT NULL, fs INTEGER NOT NULL, handle BLOB NOT NULL,"
+	"  path TEXT, PRIMARY KEY(epoch, fs, handle)) WITHOUT ROWID;"
 	"CREATE TABLE IF NOT EXISTS gaps("
 	"  id INTEGER PRIMARY KEY, epoch INTEGER NOT NULL, fs INTEGER,"
 	"  scope TEXT NOT NULL, reason TEXT NOT NULL, path TEXT);"
@@ -274,6 +282,8 @@ int64_t vbj_trim(struct vbj_store *s, int64_t max_changes)
 		return vbj_first_epoch(s);
 	ret = vbj_run(s, "DELETE FROM changes WHERE epoch < ?", "i", keep);
 	if (!ret)
+		ret = vbj_run(s, "DELETE FROM moves WHERE epoch < ?", "i", keep);
+	if (!ret)
 		ret = vbj_run(s, "DELETE FROM gaps WHERE epoch < ?", "i", keep);
 	if (!ret)
 		ret = vbj_run(s, "DELETE FROM epochs WHERE epoch < ?", "i", keep);
@@ -284,6 +294,13 @@ int vbj_change_add(struct vbj_store *s, int64_t epoch, int64_t fs,
 		   const void *handle, int len)
 {
 	return vbj_run(s, "INSERT OR IGNORE INTO changes(epoch, fs, handle) "
+		       "VALUES(?, ?, ?)", "iib", epoch, fs, handle, len);
+}
+
+int vbj_move_add(struct vbj_store *s, int64_t epoch, int64_t fs,
+		 const void *handle, int len)
+{
+	return vbj_run(s, "INSERT OR IGNORE INTO moves(epoch, fs, handle) "
 		       "VALUES(?, ?, ?)", "iib", epoch, fs, handle, len);
 }
 

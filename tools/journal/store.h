@@ -67,6 +67,9 @@ int64_t vbj_trim(struct vbj_store *s, int64_t max_changes);
 /* A directory (by handle) that may have changed in epoch. */
 int vbj_change_add(struct vbj_store *s, int64_t epoch, int64_t fs,
 		   const void *handle, int len);
+/* A directory (by handle) renamed in epoch: its subtree counts as changed. */
+int vbj_move_add(struct vbj_store *s, int64_t epoch, int64_t fs,
+		 const void *handle, int len);
 /* A gap: scope "fs" (the whole filesystem) or "dir" (path). */
 int vbj_gap_add(struct vbj_store *s, int64_t epoch, int64_t fs,
 		const char *scope, const char *reason, const char *path);

@@ -101,38 +101,38 @@ static void say_full_rescan(const char *why, bool json)
 	fflush(stdout);
 }
 
-/* What changed in epochs (from, to]; the cursor printed is to's. */
-static int print_changes(struct vbj_store *s, int64_t from, int64_t to,
-			 const char *under, bool json)
+/*
+ * The directories of table in epochs (from, to], one "label PATH" line
+ * (or JSON object) each: changes, the directories that may have
+ * changed; moves, those renamed, whose subtree counts as changed (what
+ * was journaled inside one before the move carries its old path, so a
+ * query under its new place, or under anything inside it, names it).
+ */
+static int print_dirs(struct vbj_store *s, const char *table,
+		      const char *label, int64_t from, int64_t to,
+		      const char *under, struct jw *j)
 {
+	char sql[400], lo[4200], hi[4200];
 	sqlite3_stmt *st;
-	char lo[4200], hi[4200], cur[64];
-	struct jw j;
 	int n = 0;
 
-	snprintf(cur, sizeof(cur), "%016" PRIx64 ":%" PRId64, s->journal_id, to);
 	if (under) {
 		snprintf(lo, sizeof(lo), "%s/", under);
 		/* '0' follows '/': the range holds exactly what is under it */
 		snprintf(hi, sizeof(hi), "%s0", under);
 	}
-	if (json) {
-		jw_init(&j, stdout, true);
-		jw_obj(&j, NULL);
-		jw_str(&j, "cursor", cur);
-		jw_arr(&j, "dirs");
-	}
-	/* directories: by path where it is known, else by handle */
-	if (sqlite3_prepare_v2(s->db,
-			       under ?
-			       "SELECT DISTINCT path, fs, handle FROM changes "
-			       "WHERE epoch > ?1 AND epoch <= ?2 AND "
-			       "(path = ?3 OR (path >= ?4 AND path < ?5) OR "
-			       "path IS NULL OR path = '') ORDER BY path" :
-			       "SELECT DISTINCT path, fs, handle FROM changes "
-			       "WHERE epoch > ?1 AND epoch <= ?2 ORDER BY path",
-			       -1, &st, NULL) != SQLITE_OK)
-		return 1;
+	/* by path where it is known, else by handle (then always listed) */
+	snprintf(sql, sizeof(sql), "SELECT DISTINCT path, fs, handle FROM %s "
+		 "WHERE epoch > ?1 AND epoch <= ?2%s ORDER BY path", table,
+		 !under ? "" :
+		 strcmp(table, "moves") ?
+		 " AND (path = ?3 OR (path >= ?4 AND path < ?5) OR "
+		 "path IS NULL OR path = '')" :
+		 " AND (path = ?3 OR (path >= ?4 AND path < ?5) OR "
+		 "substr(?3, 1, length(path) + 1) = path || '/' OR "
+		 "path IS NULL OR path = '')");
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
 	sqlite3_bind_int64(st, 1, from);
 	sqlite3_bind_int64(st, 2, to);
 	if (under) {
@@ -146,22 +146,51 @@ static int print_changes(struct vbj_store *s, int64_t from, int64_t to,
 		int hl = sqlite3_column_bytes(st, 2);
 
 		hex(sqlite3_column_blob(st, 2), hl > 256 ? 256 : hl, h);
-		if (json) {
-			jw_obj(&j, NULL);
+		if (j) {
+			jw_obj(j, NULL);
 			if (path && path[0])
-				jw_str(&j, "path", path);
-			jw_int(&j, "fs", sqlite3_column_int64(st, 1));
-			jw_str(&j, "handle", h);
-			jw_end(&j);
+				jw_str(j, "path", path);
+			jw_int(j, "fs", sqlite3_column_int64(st, 1));
+			jw_str(j, "handle", h);
+			jw_end(j);
 		} else if (path && path[0]) {
-			printf("dir %s\n", path);
+			printf("%s %s\n", label, path);
 		} else {
-			printf("dir ? fs=%" PRId64 " handle=%s\n",
+			printf("%s ? fs=%" PRId64 " handle=%s\n", label,
 			       (int64_t)sqlite3_column_int64(st, 1), h);
 		}
 		n++;
 	}
 	sqlite3_finalize(st);
+	return n;
+}
+
+/* What changed in epochs (from, to]; the cursor printed is to's. */
+static int print_changes(struct vbj_store *s, int64_t from, int64_t to,
+			 const char *under, bool json)
+{
+	sqlite3_stmt *st;
+	char cur[64];
+	struct jw j;
+	int n;
+
+	snprintf(cur, sizeof(cur), "%016" PRIx64 ":%" PRId64, s->journal_id, to);
+	if (json) {
+		jw_init(&j, stdout, true);
+		jw_obj(&j, NULL);
+		jw_str(&j, "cursor", cur);
+		jw_arr(&j, "dirs");
+	}
+	n = print_dirs(s, "changes", "dir", from, to, under, json ? &j : NULL);
+	if (n < 0)
+		return 1;
+	if (json) {
+		jw_end(&j);
+		jw_arr(&j, "moved");
+	}
+	if (print_dirs(s, "moves", "moved", from, to, under,
+		       json ? &j : NULL) < 0)
+		return 1;
 	if (json) {
 		jw_end(&j);
 		jw_arr(&j, "rescan");

@@ -266,6 +266,23 @@ static int record_dir(struct vfsb_record *r, char *key, int sz)
 			r->parent_ino ? r->parent_generation : r->generation);
 }
 
+/* A renamed directory's own key (its handle, else ino:gen); 0: none. */
+static int record_moved_dir(struct vfsb_record *r, char *key, int sz)
+{
+	struct vfsb_rec_item *it;
+
+	if (!(r->flags & VFSB_RECF_DIR) ||
+	    !(r->reasons & (VFSB_R_RENAME_FROM | VFSB_R_RENAME_TO)))
+		return 0;
+	it = vfsb_rec_item(r, VFSB_ITEM_OBJECT_FH);
+	if (it && it->len <= sz) {
+		memcpy(key, vfsb_item_data(it), it->len);
+		return it->len;
+	}
+	return snprintf(key, sz, "ino:%llu:%u", (unsigned long long)r->ino,
+			r->generation);
+}
+
 static const char *rescan_reason(__u32 why)
 {
 	static char buf[128];
@@ -304,6 +321,11 @@ static int store_batch(struct daemon *d, char *buf, size_t n, __u64 *ack)
 				ret = vbj_change_add(&d->st,
 						     journal_epoch(d, r->epoch),
 						     f->id, key, len);
+			len = record_moved_dir(r, key, sizeof(key));
+			if (!ret && len > 0)
+				ret = vbj_move_add(&d->st,
+						   journal_epoch(d, r->epoch),
+						   f->id, key, len);
 			break;
 		case VFSB_REC_RESCAN:
 			/*
@@ -345,21 +367,24 @@ static int store_batch(struct daemon *d, char *buf, size_t n, __u64 *ack)
 }
 
 /*
- * Best-effort paths for the directories stored without one, resolved
- * after the ack (resolving may need locks a waiting writer holds).
+ * Best-effort paths for the directories of table (changes, moves) up to
+ * epoch upto stored without one, resolved after the ack (resolving may
+ * need locks a waiting writer holds).
  */
-static void resolve_paths(struct daemon *d)
+static void resolve_table(struct daemon *d, const char *table, int64_t upto)
 {
 	sqlite3_stmt *sel, *upd;
+	char sql[128];
 	int i;
 
-	if (sqlite3_prepare_v2(d->st.db, "SELECT epoch, fs, handle FROM "
-			       "changes WHERE path IS NULL LIMIT 4096", -1,
-			       &sel, NULL) != SQLITE_OK)
+	snprintf(sql, sizeof(sql), "SELECT epoch, fs, handle FROM %s WHERE "
+		 "path IS NULL AND epoch <= ? LIMIT 4096", table);
+	if (sqlite3_prepare_v2(d->st.db, sql, -1, &sel, NULL) != SQLITE_OK)
 		return;
-	if (sqlite3_prepare_v2(d->st.db, "UPDATE changes SET path = ? WHERE "
-			       "epoch = ? AND fs = ? AND handle = ?", -1, &upd,
-			       NULL) != SQLITE_OK) {
+	sqlite3_bind_int64(sel, 1, upto);
+	snprintf(sql, sizeof(sql), "UPDATE %s SET path = ? WHERE epoch = ? "
+		 "AND fs = ? AND handle = ?", table);
+	if (sqlite3_prepare_v2(d->st.db, sql, -1, &upd, NULL) != SQLITE_OK) {
 		sqlite3_finalize(sel);
 		return;
 	}
@@ -400,6 +425,18 @@ static void resolve_paths(struct daemon *d)
 	vbj_commit(&d->st);
 	sqlite3_finalize(sel);
 	sqlite3_finalize(upd);
+}
+
+/*
+ * A changed directory keeps its path while its change is made; a moved
+ * one has its new path only once the rename has completed: moves are
+ * resolved for the epochs closed (upto), when their changes have ended.
+ */
+static void resolve_paths(struct daemon *d, int64_t moves_upto)
+{
+	resolve_table(d, "changes", INT64_MAX);
+	if (moves_upto)
+		resolve_table(d, "moves", moves_upto);
 }
 
 /* Reads what there is, stores it durably, then acks it. */
@@ -444,7 +481,7 @@ static int drain(struct daemon *d)
 		d->oldest_intent_ns = 0;
 	}
 	if (ack)
-		resolve_paths(d);
+		resolve_paths(d, 0);
 	return ret;
 }
 
@@ -467,8 +504,10 @@ static int checkpoint(struct daemon *d)
 		if (syncfs(d->fs[i].fd))
 			return -errno;
 	ret = drain(d);
-	if (!ret)
-		ret = vbj_begin(&d->st);
+	if (ret)
+		return ret;
+	resolve_paths(d, journal_epoch(d, closed));
+	ret = vbj_begin(&d->st);
 	if (ret)
 		return ret;
 	ret = vbj_epoch_add(&d->st, journal_epoch(d, closed));
@@ -630,7 +669,7 @@ int main(int argc, char **argv)
 	if (ret)
 		return 1;
 	/* what an earlier session acked and could not name yet */
-	resolve_paths(&d);
+	resolve_paths(&d, d.base - 1);
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
