@@ -29,6 +29,11 @@
 #define DIR_W	"/tmp/jn-w"	/* watched */
 #define DIR_J	"/tmp/jn-j"	/* the journal's filesystem */
 #define JOURNAL	DIR_J "/journal"
+#define DIR_X	"/tmp/jn-x"	/* watched ext4 */
+#define DIR_R	"/tmp/jn-r"	/* the same ext4, mounted unwatched */
+
+/* The filesystem the daemon watches. */
+static const char *watched = DIR_W;
 
 /* A tool next to this test (the guest's bin directory). */
 static const char *tool(const char *name)
@@ -104,11 +109,11 @@ static int daemon_line(struct daemon *d)
 	return 0;
 }
 
-/* Starts vbjournald on DIR_W (extra: one more argument, or NULL). */
+/* Starts vbjournald on watched (extra: one more argument, or NULL). */
 static int daemon_start(struct daemon *d, const char *journal,
 			const char *extra)
 {
-	char *argv[] = { "vbjournald", "--fs", DIR_W, "--journal",
+	char *argv[] = { "vbjournald", "--fs", (char *)watched, "--journal",
 			 (char *)journal, "--interval", "3600000",
 			 (char *)extra, NULL };
 	int p[2];
@@ -358,6 +363,51 @@ TEST(moved_directory_is_found_under_its_new_path)
 	EXPECT_EQ(NULL, strstr(out, "moved "));
 	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
 	teardown();
+}
+
+/*
+ * An ext4 mounted read-write while the daemon did not watch it (here:
+ * unmounted, mounted elsewhere, written, mounted back) has a mount
+ * count the journal did not see: a gap on it, said as such. A restart
+ * with no mount in between does not say it.
+ */
+TEST(unsupervised_mount_is_a_gap)
+{
+	const char *dev = getenv("VFSB_SCRATCH_DEV");
+	struct daemon d;
+	char c0[64];
+
+	if (!dev || mount_ext4(DIR_X))
+		SKIP(return, "no ext4 scratch device");
+	ASSERT_EQ(0, mount_tmpfs(DIR_J));
+	watched = DIR_X;
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	ASSERT_EQ(0, put_file(DIR_X "/f", "1"));
+	ASSERT_EQ(0, vbjournal("checkpoint", NULL));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	EXPECT_NE(NULL, strstr(out, "rescan fs " DIR_X " (daemon_stopped)"));
+	EXPECT_EQ(NULL, strstr(out, "mounted_unsupervised"));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+
+	ASSERT_EQ(0, umount(DIR_X));
+	mkdir(DIR_R, 0755);
+	ASSERT_EQ(0, mount(dev, DIR_R, "ext4", 0, NULL));
+	ASSERT_EQ(0, put_file(DIR_R "/g", "2"));
+	ASSERT_EQ(0, umount(DIR_R));
+	ASSERT_EQ(0, mount(dev, DIR_X, "ext4", 0, NULL));
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	TH_LOG("after a mount elsewhere:\n%s", out);
+	EXPECT_NE(NULL, strstr(out, "rescan fs " DIR_X " (mounted_unsupervised"
+			       ": mount count 3, expected 1)"));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	watched = DIR_W;
+	umount2(DIR_X, MNT_DETACH);
+	umount2(DIR_J, MNT_DETACH);
 }
 
 /*

@@ -26,6 +26,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 
 #include "store.h"
@@ -39,6 +42,7 @@ struct fs {
 	int fd;			/* the mount point: handles, syncfs */
 	__u32 dev;		/* the ABI's encoding */
 	int64_t id;		/* the journal's */
+	int mounts;		/* ext4's mount count; -1: not known */
 };
 
 struct daemon {
@@ -117,6 +121,112 @@ static void boot_id(char *buf, size_t sz)
 }
 
 /*
+ * ext4 (and ext2/3, which it mounts) counts its read-write mounts in
+ * the superblock (s_mnt_count, ext4_setup_super()): a count the daemon
+ * did not see means the filesystem was mounted read-write while nobody
+ * watched it. Read through the block device's page cache, where the
+ * mounted filesystem keeps its superblock. -1: not ext4, or unreadable.
+ */
+#define EXT4_MAGIC		0xEF53
+#define EXT4_SB_OFFSET		1024
+#define EXT4_SB_MNT_COUNT	0x34
+#define EXT4_SB_MAGIC		0x38
+
+static int ext4_mount_count(int fd)
+{
+	char uevent[256], dev[sizeof(uevent) + 8] = "", *name;
+	unsigned char sb[1024];
+	struct statfs sfs;
+	struct stat st;
+	FILE *f;
+	int bfd, ret = -1;
+
+	if (fstatfs(fd, &sfs) || sfs.f_type != EXT4_MAGIC || fstat(fd, &st))
+		return -1;
+	snprintf(uevent, sizeof(uevent), "/sys/dev/block/%u:%u/uevent",
+		 major(st.st_dev), minor(st.st_dev));
+	f = fopen(uevent, "r");
+	if (!f)
+		return -1;
+	while (fgets(uevent, sizeof(uevent), f))
+		if (!strncmp(uevent, "DEVNAME=", 8)) {
+			name = uevent + 8;
+			name[strcspn(name, "\n")] = 0;
+			snprintf(dev, sizeof(dev), "/dev/%s", name);
+		}
+	fclose(f);
+	bfd = dev[0] ? open(dev, O_RDONLY | O_CLOEXEC) : -1;
+	if (bfd < 0)
+		return -1;
+	if (pread(bfd, sb, sizeof(sb), EXT4_SB_OFFSET) == sizeof(sb) &&
+	    (sb[EXT4_SB_MAGIC] | sb[EXT4_SB_MAGIC + 1] << 8) == EXT4_MAGIC)
+		ret = sb[EXT4_SB_MNT_COUNT] | sb[EXT4_SB_MNT_COUNT + 1] << 8;
+	close(bfd);
+	return ret;
+}
+
+/*
+ * Each filesystem's mount count against the one the journal saw last
+ * (same_boot: the same mount; else exactly one mount later, this one):
+ * any other count is a gap, an unsupervised read-write mount (or an
+ * fsck, which resets it). Then remembers the count. Returns how many
+ * gaps it added, or -errno.
+ */
+static int check_mounts(struct daemon *d, bool same_boot)
+{
+	char key[48], val[24], why[96];
+	int i, ret = 0, gaps = 0;
+
+	for (i = 0; !ret && i < d->nfs; i++) {
+		struct fs *f = &d->fs[i];
+		long expect;
+
+		f->mounts = ext4_mount_count(f->fd);
+		if (f->mounts < 0)
+			continue;
+		snprintf(key, sizeof(key), "mounts:%" PRId64, f->id);
+		if (!vbj_meta_get(&d->st, key, val, sizeof(val))) {
+			expect = (strtol(val, NULL, 10) + !same_boot) & 0xffff;
+			if (f->mounts != expect) {
+				snprintf(why, sizeof(why), "mounted_unsupervised"
+					 ": mount count %d, expected %ld",
+					 f->mounts, expect);
+				ret = vbj_gap_add(&d->st, d->base, f->id, "fs",
+						  why, f->path);
+				gaps++;
+			}
+		}
+		snprintf(val, sizeof(val), "%d", f->mounts);
+		if (!ret)
+			ret = vbj_meta_set(&d->st, key, val);
+	}
+	return ret ? ret : gaps;
+}
+
+/*
+ * A read-write remount while watched counts a mount the daemon saw:
+ * the count is kept current at each checkpoint.
+ */
+static int note_mounts(struct daemon *d)
+{
+	char key[48], val[24];
+	int i, ret = 0;
+
+	for (i = 0; !ret && i < d->nfs; i++) {
+		struct fs *f = &d->fs[i];
+		int now = f->mounts < 0 ? -1 : ext4_mount_count(f->fd);
+
+		if (now < 0 || now == f->mounts)
+			continue;
+		f->mounts = now;
+		snprintf(key, sizeof(key), "mounts:%" PRId64, f->id);
+		snprintf(val, sizeof(val), "%d", now);
+		ret = vbj_meta_set(&d->st, key, val);
+	}
+	return ret;
+}
+
+/*
  * Before the first record is read: close what the last session left
  * open and record what it could not have seen. Epochs it left open are
  * recovered: their intents were durable before their changes were made,
@@ -125,13 +235,17 @@ static void boot_id(char *buf, size_t sz)
  * while the system ran) left the filesystems unsupervised: a gap on
  * each, in an epoch of its own, closed at once, between the sessions.
  * The first session of a journal has everything before it as a gap.
+ * Across a reboot the service runs before the filesystems are written
+ * (vbjournald.service); an ext4 mounted read-write meanwhile elsewhere
+ * is caught by its mount count (check_mounts()), another filesystem's
+ * is not.
  */
 static int recover(struct daemon *d, const char *boot)
 {
 	char clean[8] = "", prev_boot[64] = "";
 	const char *why = NULL;
+	int i, ret, unsupervised = 0;
 	bool first;
-	int i, ret;
 
 	first = vbj_meta_get(&d->st, "session_boot", prev_boot,
 			     sizeof(prev_boot)) == -ENOENT;
@@ -145,8 +259,13 @@ static int recover(struct daemon *d, const char *boot)
 		return ret;
 	ret = vbj_epochs_close(&d->st, INT64_MAX, VBJ_RECOVERED);
 	d->base = vbj_last_epoch(&d->st) + 1;
-	if (why) {
-		for (i = 0; !ret && i < d->nfs; i++)
+	if (!ret) {
+		unsupervised = check_mounts(d, !first &&
+					    !strcmp(prev_boot, boot));
+		ret = unsupervised < 0 ? unsupervised : 0;
+	}
+	if (why || unsupervised > 0) {
+		for (i = 0; why && !ret && i < d->nfs; i++)
 			ret = vbj_gap_add(&d->st, d->base, d->fs[i].id, "fs",
 					  why, d->fs[i].path);
 		if (!ret)
@@ -521,6 +640,8 @@ static int checkpoint(struct daemon *d)
 
 		ret = first < 0 ? (int)first : 0;
 	}
+	if (!ret)
+		ret = note_mounts(d);
 	if (!ret)
 		ret = save_stats(d);
 	return ret ? ret : vbj_commit(&d->st);
