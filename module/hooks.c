@@ -135,11 +135,25 @@ static void vfsb_announce_change(struct super_block *sb,
  * hooked call returns at once through these, in place of the function
  * (its arguments are ignored), and the wait follows at the return to
  * user space (intent.c): -ERESTARTNOINTR restarts a system call from
- * its beginning; VM_FAULT_NOPAGE retries the faulting access.
+ * its beginning; VM_FAULT_NOPAGE retries the faulting access. A change
+ * that cannot wait and is refused gets -EAGAIN, or VM_FAULT_SIGBUS (a
+ * fault taken by the kernel: its access fails with -EFAULT). Each has
+ * the hooked function's return type: an int in the return register is
+ * not a negative ssize_t.
  */
 static int notrace vfsb_deny_restart(void)
 {
 	return -ERESTARTNOINTR;
+}
+
+static int notrace vfsb_refuse(void)
+{
+	return -EAGAIN;
+}
+
+static ssize_t notrace vfsb_refuse_write(void)
+{
+	return -EAGAIN;
 }
 
 static vm_fault_t notrace vfsb_deny_fault(void)
@@ -147,12 +161,25 @@ static vm_fault_t notrace vfsb_deny_fault(void)
 	return VM_FAULT_NOPAGE;
 }
 
-/* An entry hook in a system call settles its change's wait. */
+static vm_fault_t notrace vfsb_refuse_fault(void)
+{
+	return VM_FAULT_SIGBUS;
+}
+
+/* An entry hook (of an int function) in a system call settles its wait. */
 static void vfsb_settle_call(struct ftrace_regs *fregs,
 			     struct vfsb_intent_req *req, bool async)
 {
-	if (vfsb_intent_defer_syscall(req, async))
+	switch (vfsb_intent_defer_syscall(req, async)) {
+	case VFSB_SETTLE_WAIT:
 		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_deny_restart);
+		break;
+	case VFSB_SETTLE_REFUSE:
+		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_refuse);
+		break;
+	case VFSB_SETTLE_GO:
+		break;
+	}
 }
 
 static void vfsb_settle_syscall(struct ftrace_regs *fregs,
@@ -514,8 +541,16 @@ static void vfsb_on_mkwrite(struct ftrace_regs *fregs)
 		return;
 	vfsb_announce_data(file, VFSB_R_MMAP_WRITE, 0,
 			   (u64)vmf->pgoff << PAGE_SHIFT, PAGE_SIZE, true, &req);
-	if (vfsb_intent_defer_fault(&req, vmf->flags & FAULT_FLAG_USER))
+	switch (vfsb_intent_defer_fault(&req, vmf->flags & FAULT_FLAG_USER)) {
+	case VFSB_SETTLE_WAIT:
 		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_deny_fault);
+		break;
+	case VFSB_SETTLE_REFUSE:
+		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_refuse_fault);
+		break;
+	case VFSB_SETTLE_GO:
+		break;
+	}
 }
 
 static typeof(vfs_iter_write) vfsb_wrap_vfs_iter_write;
@@ -558,10 +593,11 @@ static void vfsb_on_kernel_write(struct ftrace_regs *fregs)
 	const loff_t *pos = ARG(3);
 	struct vfsb_intent_req req = { };
 
-	/* core dumps and accounting cannot wait: they go on unacked */
+	/* core dumps and accounting cannot wait: unacked, or refused */
 	vfsb_announce_data(ARG(0), VFSB_R_DATA_WRITE, 0, pos ? *pos : 0,
 			   (unsigned long)ARG(2), true, &req);
-	vfsb_intent_unwaited(&req);
+	if (vfsb_intent_no_wait(&req) == VFSB_SETTLE_REFUSE)
+		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_refuse_write);
 }
 
 static typeof(vfs_fallocate) vfsb_wrap_vfs_fallocate;

@@ -23,7 +23,9 @@
  * signal code then restarts the call. A user fault on a shared mapping
  * is answered VM_FAULT_NOPAGE and waits the same way before the access
  * is retried. Contexts that can do neither go on at once, unacked, and
- * their filesystem gets a RESCAN record.
+ * their filesystem gets a RESCAN record; or, for a subscriber that asked
+ * (VFSB_SUB_REFUSE_UNWAITED), they are failed there (-EAGAIN,
+ * VM_FAULT_SIGBUS) before they change anything.
  */
 #include <linux/compat.h>
 #include <linux/hash.h>
@@ -57,6 +59,7 @@ struct vfsb_intent {
 	u64 acked;			/* every seq up to here is durable */
 	bool dead;			/* the subscriber closed */
 	bool fail_closed;
+	bool refuse;			/* VFSB_SUB_REFUSE_UNWAITED */
 	u32 timeout_ms;
 	pid_t tgid;			/* the subscriber's process never waits */
 	struct vfsb_ring *ring;		/* NULL once dead */
@@ -82,6 +85,7 @@ struct vfsb_intent *vfsb_intent_alloc(const struct vfsb_subscribe *sub,
 	init_waitqueue_head(&in->wq);
 	in->epoch = 1;		/* zeroed entries belong to no epoch */
 	in->fail_closed = sub->flags & VFSB_SUB_FAIL_CLOSED;
+	in->refuse = sub->flags & VFSB_SUB_REFUSE_UNWAITED;
 	in->timeout_ms = sub->intent_timeout_ms ?: VFSB_INTENT_TIMEOUT;
 	in->tgid = current->tgid;
 	in->ring = ring;
@@ -288,13 +292,24 @@ static void vfsb_intent_give_up(struct vfsb_intent_req *req)
 	spin_unlock_irqrestore(&in->lock, flags);
 }
 
-/* A context that cannot wait: the change goes on now. */
-void vfsb_intent_unwaited(struct vfsb_intent_req *req)
+/*
+ * A context that cannot wait: the change goes on now, unacked; or, for
+ * a subscriber that asked for it (VFSB_SUB_REFUSE_UNWAITED), it is
+ * refused. Its intent stays announced and its directory waiting for the
+ * ack, so a retry goes through once the journal has it. A closed
+ * subscriber refuses nothing: its writers go on by its policy.
+ */
+enum vfsb_settle vfsb_intent_no_wait(struct vfsb_intent_req *req)
 {
 	if (!req->in)
-		return;
+		return VFSB_SETTLE_GO;
+	if (req->in->refuse && !READ_ONCE(req->in->dead)) {
+		vfsb_req_put(req);
+		return VFSB_SETTLE_REFUSE;
+	}
 	vfsb_intent_give_up(req);
 	vfsb_req_put(req);
+	return VFSB_SETTLE_GO;
 }
 
 /*
@@ -356,13 +371,14 @@ static void vfsb_intent_tw_fn(struct callback_head *cb)
 	module_put(THIS_MODULE);
 }
 
-static bool vfsb_intent_defer(struct vfsb_intent_req *req, bool syscall)
+static enum vfsb_settle vfsb_intent_defer(struct vfsb_intent_req *req,
+					  bool syscall)
 {
 	struct vfsb_intent_tw *tw;
 
 	tw = kmalloc(sizeof(*tw), GFP_ATOMIC | __GFP_NOWARN);
 	if (!tw)
-		goto unwaited;
+		return vfsb_intent_no_wait(req);
 	tw->req = *req;
 	tw->syscall = syscall;
 	init_task_work(&tw->cb, vfsb_intent_tw_fn);
@@ -370,13 +386,10 @@ static bool vfsb_intent_defer(struct vfsb_intent_req *req, bool syscall)
 	if (task_work_add(current, &tw->cb, syscall ? TWA_SIGNAL : TWA_RESUME)) {
 		module_put(THIS_MODULE);
 		kfree(tw);
-		goto unwaited;
+		return vfsb_intent_no_wait(req);
 	}
 	req->in = NULL;		/* the task work's now */
-	return true;
-unwaited:
-	vfsb_intent_unwaited(req);
-	return false;
+	return VFSB_SETTLE_WAIT;
 }
 
 /*
@@ -404,31 +417,29 @@ static bool vfsb_syscall_restartable(bool async)
 }
 
 /*
- * A hook in a system call: true when the call must fail now with
- * -ERESTARTNOINTR (its wait is queued); false: go on (nothing to wait
- * for, or it cannot wait and goes on unacked). async: an async data
- * write's submission.
+ * A hook in a system call: VFSB_SETTLE_WAIT when the call must fail now
+ * with -ERESTARTNOINTR (its wait is queued); GO: nothing to wait for,
+ * or it cannot wait and goes on unacked; REFUSE: it cannot wait and
+ * must fail. async: an async data write's submission.
  */
-bool vfsb_intent_defer_syscall(struct vfsb_intent_req *req, bool async)
+enum vfsb_settle vfsb_intent_defer_syscall(struct vfsb_intent_req *req,
+					   bool async)
 {
 	if (!req->in)
-		return false;
-	if (!vfsb_syscall_restartable(async)) {
-		vfsb_intent_unwaited(req);
-		return false;
-	}
+		return VFSB_SETTLE_GO;
+	if (!vfsb_syscall_restartable(async))
+		return vfsb_intent_no_wait(req);
 	return vfsb_intent_defer(req, true);
 }
 
 /* A write fault on a shared mapping; user: it came from user mode. */
-bool vfsb_intent_defer_fault(struct vfsb_intent_req *req, bool user)
+enum vfsb_settle vfsb_intent_defer_fault(struct vfsb_intent_req *req,
+					 bool user)
 {
 	if (!req->in)
-		return false;
+		return VFSB_SETTLE_GO;
 	if (!user || !in_task() ||
-	    (current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_EXITING))) {
-		vfsb_intent_unwaited(req);
-		return false;
-	}
+	    (current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_EXITING)))
+		return vfsb_intent_no_wait(req);
 	return vfsb_intent_defer(req, false);
 }

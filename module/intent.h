@@ -45,10 +45,22 @@ enum vfsb_push vfsb_intent_push(struct vfsb_intent *in, struct vfsb_ring *r,
 				const struct vfsb_ckey *key,
 				struct vfsb_intent_req *req);
 
-/* How the announcing context can wait (hooks.c). */
-bool vfsb_intent_defer_syscall(struct vfsb_intent_req *req, bool async);
-bool vfsb_intent_defer_fault(struct vfsb_intent_req *req, bool user);
+/*
+ * What a hook does with its change (hooks.c): go on; fail it so that it
+ * waits and is restarted or retried; or refuse it (it cannot wait, and
+ * its subscriber asked for VFSB_SUB_REFUSE_UNWAITED).
+ */
+enum vfsb_settle {
+	VFSB_SETTLE_GO,
+	VFSB_SETTLE_WAIT,
+	VFSB_SETTLE_REFUSE,
+};
+
+enum vfsb_settle vfsb_intent_defer_syscall(struct vfsb_intent_req *req,
+					   bool async);
+enum vfsb_settle vfsb_intent_defer_fault(struct vfsb_intent_req *req,
+					 bool user);
+enum vfsb_settle vfsb_intent_no_wait(struct vfsb_intent_req *req);
 int vfsb_intent_wait(struct vfsb_intent_req *req, bool can_fail);
-void vfsb_intent_unwaited(struct vfsb_intent_req *req);
 
 #endif /* VFSB_INTENT_H */

@@ -37,7 +37,8 @@ static long vfsb_ioc_version(struct vfsb_client *c, void *arg)
 	v->abi_version = VFSB_ABI_VERSION;
 	v->features = VFSB_FEAT_BARRIER | VFSB_FEAT_ASYNC_BARRIER |
 		      VFSB_FEAT_RECORDS | VFSB_FEAT_RESCAN |
-		      VFSB_FEAT_WATCH_ID | VFSB_FEAT_INTENT;
+		      VFSB_FEAT_WATCH_ID | VFSB_FEAT_INTENT |
+		      VFSB_FEAT_REFUSE;
 	strscpy(v->module_version, VFSB_MODULE_VERSION,
 		sizeof(v->module_version));
 	vfsb_hookreg_coverage(&v->coverage, &v->coverage_known, &v->hooks);
@@ -323,7 +324,8 @@ static long vfsb_ioc_subscribe(struct vfsb_client *c, void *arg)
 		return -EINVAL;
 	/* the intent policy means nothing without intent mode */
 	if (!(sub->flags & VFSB_SUB_INTENT) &&
-	    ((sub->flags & VFSB_SUB_FAIL_CLOSED) || sub->intent_timeout_ms))
+	    ((sub->flags & (VFSB_SUB_FAIL_CLOSED | VFSB_SUB_REFUSE_UNWAITED)) ||
+	     sub->intent_timeout_ms))
 		return -EINVAL;
 	return vfsb_subscribe(c, sub, &sub->journal_id);
 }

@@ -612,27 +612,26 @@ TEST(aio_write_waits_and_lands_once)
 }
 
 /*
- * A task killed inside a system call dumps core from get_signal(),
- * which restarts nothing: the dump's file in a directory not yet acked
- * is created all the same (unacked, with a RESCAN), not lost.
+ * A child that dumps core into DIR_T/d/core: its wait status, or
+ * -errno; 1: no core_pattern knob (CONFIG_COREDUMP).
  */
-TEST(core_dump_is_written_unacked)
+static int dump_core(int *status)
 {
 	const char *knob = "/proc/sys/kernel/core_pattern";
-	union rec u;
-	struct vfsb_record *r = &u.r;
 	char was[256] = "";
-	int dev, fd, status;
+	int fd, ret = 0;
 	ssize_t n;
 	pid_t pid;
 
 	fd = open(knob, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		SKIP(return, "no %s (CONFIG_COREDUMP)", knob);
-	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+		return 1;
 	n = read(fd, was, sizeof(was) - 1);
 	was[n > 0 ? n : 0] = 0;
-	ASSERT_LT(0, pwrite(fd, DIR_T "/d/core", strlen(DIR_T "/d/core"), 0));
+	if (pwrite(fd, DIR_T "/d/core", strlen(DIR_T "/d/core"), 0) < 0) {
+		close(fd);
+		return -errno;
+	}
 	pid = fork();
 	if (!pid) {
 		struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
@@ -643,17 +642,60 @@ TEST(core_dump_is_written_unacked)
 		_exit(1);
 	}
 	/* in pause(): the dump runs on the way out of a system call */
-	ASSERT_EQ(0, wait_proc_sleeping(pid));
+	ret = wait_proc_sleeping(pid);
 	kill(pid, SIGQUIT);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	if (waitpid(pid, status, 0) != pid && !ret)
+		ret = -errno;
 	if (was[0] && pwrite(fd, was, strlen(was), 0) < 0)
-		TH_LOG("core_pattern not restored");
+		ret = ret ?: -errno;
 	close(fd);
+	return ret;
+}
+
+/*
+ * A task killed inside a system call dumps core from get_signal(),
+ * which restarts nothing: the dump's file in a directory not yet acked
+ * is created all the same (unacked, with a RESCAN), not lost.
+ */
+TEST(core_dump_is_written_unacked)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	int dev, ret, status;
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ret = dump_core(&status);
+	if (ret == 1)
+		SKIP(return, "no core_pattern (CONFIG_COREDUMP)");
+	ASSERT_EQ(0, ret);
 	ASSERT_TRUE(WIFSIGNALED(status));
 	EXPECT_TRUE(WCOREDUMP(status));
 	EXPECT_TRUE(exists(DIR_T "/d/core"));
 	ASSERT_EQ(0, wait_record(dev, VFSB_REC_RESCAN, 0, &u));
 	EXPECT_TRUE(r->reasons & VFSB_RESCAN_INTENT);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * VFSB_SUB_REFUSE_UNWAITED: the same dump is refused before its file is
+ * created (a core dump is never retried: it is lost, not unjournaled).
+ */
+TEST(refuse_unwaited_refuses_a_core_dump)
+{
+	union rec u;
+	int dev, ret, status;
+
+	ASSERT_EQ(0, setup(&dev, VFSB_SUB_REFUSE_UNWAITED, LONG_MS));
+	ret = dump_core(&status);
+	if (ret == 1)
+		SKIP(return, "no core_pattern (CONFIG_COREDUMP)");
+	ASSERT_EQ(0, ret);
+	ASSERT_TRUE(WIFSIGNALED(status));
+	EXPECT_FALSE(WCOREDUMP(status));
+	EXPECT_FALSE(exists(DIR_T "/d/core"));
+	/* announced, for a journal to name: nothing went unacked */
+	EXPECT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
 	close(dev);
 	umount2(DIR_T, MNT_DETACH);
 }
@@ -679,6 +721,50 @@ TEST(io_uring_write_goes_on_with_a_rescan)
 	child_end(&ch);
 	ASSERT_EQ(0, wait_record(dev, VFSB_REC_RESCAN, 0, &u));
 	EXPECT_TRUE(r->reasons & VFSB_RESCAN_INTENT);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * VFSB_SUB_REFUSE_UNWAITED: what cannot wait is refused instead of going
+ * on unacked. An io_uring write into a directory not acked in this
+ * epoch completes with -EAGAIN and changes nothing, its intent is
+ * announced all the same, no RESCAN follows; once acked, the same write
+ * goes through.
+ */
+TEST(refuse_unwaited_fails_what_cannot_wait)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	static struct rec_batch b;
+	struct child ch;
+	struct stat st;
+	int dev, res, i;
+
+	ASSERT_EQ(0, setup(&dev, VFSB_SUB_REFUSE_UNWAITED, LONG_MS));
+	ASSERT_EQ(0, child_start(&ch, op_uring_write, DIR_T "/d/f"));
+	ASSERT_EQ(0, child_result(&ch, 20000, &res));
+	child_end(&ch);
+	if (res == -ENOSYS)
+		SKIP(return, "no io_uring");
+	EXPECT_EQ(-EAGAIN, res);
+	ASSERT_EQ(0, stat(DIR_T "/d/f", &st));
+	EXPECT_EQ(0, st.st_size);
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, rec_drain(dev, &b));
+	for (i = 0; i < b.n; i++)
+		EXPECT_NE(VFSB_REC_RESCAN, b.rec[i]->type);
+
+	ASSERT_EQ(0, child_start(&ch, op_uring_write, DIR_T "/d/f"));
+	ASSERT_EQ(0, child_result(&ch, 20000, &res));
+	child_end(&ch);
+	EXPECT_EQ(0, res);
+	ASSERT_EQ(0, stat(DIR_T "/d/f", &st));
+	EXPECT_EQ(2, st.st_size);
+	ASSERT_EQ(0, rec_drain(dev, &b));
+	for (i = 0; i < b.n; i++)
+		EXPECT_NE(VFSB_REC_RESCAN, b.rec[i]->type);
 	close(dev);
 	umount2(DIR_T, MNT_DETACH);
 }
@@ -763,6 +849,9 @@ TEST(intent_ioctls_check_their_input)
 	ASSERT_LE(0, dev2);
 	EXPECT_EQ(-EINVAL, vfsb_ack(dev, 1));
 	EXPECT_EQ(-EINVAL, vfsb_checkpoint(dev, 0, NULL));
+	EXPECT_EQ(-1, ioctl(dev, VFSB_IOC_SUBSCRIBE, &s));
+	EXPECT_EQ(EINVAL, errno);
+	s.flags = VFSB_SUB_REFUSE_UNWAITED;
 	EXPECT_EQ(-1, ioctl(dev, VFSB_IOC_SUBSCRIBE, &s));
 	EXPECT_EQ(EINVAL, errno);
 	s.flags = 0;

@@ -59,6 +59,7 @@ struct vfsb_version {
 #define VFSB_FEAT_RESCAN	(1U << 3)	/* RESCAN/UNMOUNT records, UNFENCED */
 #define VFSB_FEAT_WATCH_ID	(1U << 4)	/* watch ids, unwatch by id */
 #define VFSB_FEAT_INTENT	(1U << 5)	/* SUB_INTENT, ACK, CHECKPOINT */
+#define VFSB_FEAT_REFUSE	(1U << 6)	/* SUB_REFUSE_UNWAITED */
 
 /* Coverage: groups of write paths, each hooked as a whole or not at all. */
 #define VFSB_COV_NAMESPACE	(1U << 0)	/* create..rename, setattr, xattr */
@@ -273,8 +274,12 @@ struct vfsb_subscribe {
  * on a shared mapping waits the same way and is retried. Exported
  * helpers that kernel code calls (vfs_fallocate(), copy and clone
  * ranges) wait at their entry. Writes that can do neither (io_uring,
- * kernel threads, faults taken by the kernel) go on unacked, and their
- * filesystem gets a VFSB_RESCAN_INTENT record.
+ * kernel threads, faults taken by the kernel, core dumps, a task being
+ * killed) go on unacked, and their filesystem gets a VFSB_RESCAN_INTENT
+ * record; with VFSB_SUB_REFUSE_UNWAITED they fail instead, before they
+ * change anything, with EAGAIN (a fault: EFAULT, or SIGBUS), their
+ * intent announced all the same, so that a retry once it is acked goes
+ * through: no change is ever made before its intent is durable.
  *
  * An ack that does not come within intent_timeout_ms, or a subscriber
  * that closes, ends the waits by its policy: fail-open (default) lets
@@ -287,8 +292,9 @@ struct vfsb_subscribe {
  */
 #define VFSB_SUB_INTENT		(1U << 1)
 #define VFSB_SUB_FAIL_CLOSED	(1U << 2)
+#define VFSB_SUB_REFUSE_UNWAITED (1U << 3)
 #define VFSB_SUB_FLAGS		(VFSB_SUB_COALESCE | VFSB_SUB_INTENT | \
-				 VFSB_SUB_FAIL_CLOSED)
+				 VFSB_SUB_FAIL_CLOSED | VFSB_SUB_REFUSE_UNWAITED)
 #define VFSB_INTENT_TIMEOUT	10000	/* ms */
 
 /* Reasons, in the spirit of NTFS USN reasons. */
