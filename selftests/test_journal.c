@@ -321,6 +321,43 @@ TEST(unacked_change_is_named_not_a_rescan)
 }
 
 /*
+ * --refuse-unwaited: the io_uring write that could not wait for its
+ * ack is refused (-EAGAIN) instead of going on before its intent is
+ * durable; retried once the daemon has acked it, it lands, and the
+ * journal names its directory with no gap.
+ */
+TEST(refused_io_uring_write_lands_on_retry)
+{
+	struct daemon d;
+	char c0[64];
+	int fd, ret, tries;
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, "--refuse-unwaited"));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	fd = open(DIR_W "/c/d/f", O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ret = uring_write1(fd, "io", 2, 0);
+	if (ret == -ENOSYS)
+		SKIP(return, "no io_uring");
+	EXPECT_EQ(-EAGAIN, ret);
+	/* the daemon acks within milliseconds: retry as an application would */
+	for (tries = 1; ret == -EAGAIN && tries < 500; tries++) {
+		poll(NULL, 0, 10);
+		ret = uring_write1(fd, "io", 2, 0);
+	}
+	close(fd);
+	EXPECT_EQ(0, ret);
+	TH_LOG("landed at try %d", tries);
+	ASSERT_EQ(0, vbjournal("checkpoint", NULL));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	EXPECT_TRUE(listed(DIR_W "/c/d"));
+	EXPECT_EQ(NULL, strstr(out, "rescan"));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	teardown();
+}
+
+/*
  * A directory moved after its changes were journaled: those changes are
  * stored under its old path, so "anything under its new path since C?"
  * must still answer yes. The move names the directory as a moved

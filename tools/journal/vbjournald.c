@@ -9,7 +9,8 @@
  *
  * Usage: vbjournald --fs PATH [--fs PATH...] --journal DIR
  *                   [--interval MS] [--timeout MS] [--fail-closed]
- *                   [--max-changes N] [--force] [--config FILE]
+ *                   [--refuse-unwaited] [--max-changes N] [--force]
+ *                   [--config FILE]
  * SIGUSR1: checkpoint now. SIGTERM, SIGINT: checkpoint and stop.
  */
 #define _GNU_SOURCE
@@ -55,6 +56,7 @@ struct daemon {
 	unsigned int timeout_ms;
 	int64_t max_changes;	/* the journal's size cap, in rows */
 	bool fail_closed;
+	bool refuse_unwaited;	/* io_uring, kernel threads: EAGAIN */
 	bool force;
 	const char *journal;
 	char *buf;
@@ -344,7 +346,9 @@ static int setup_fs(struct daemon *d)
 		}
 	}
 	ret = vfsb_subscribe_intent(d->dev, 4U << 20,
-				    d->fail_closed ? VFSB_SUB_FAIL_CLOSED : 0,
+				    (d->fail_closed ? VFSB_SUB_FAIL_CLOSED : 0) |
+				    (d->refuse_unwaited ?
+				     VFSB_SUB_REFUSE_UNWAITED : 0),
 				    d->timeout_ms, NULL);
 	if (ret) {
 		fprintf(stderr, "vbjournald: subscribe: %s\n", strerror(-ret));
@@ -693,6 +697,10 @@ static int read_config(struct daemon *d, const char *file)
 			d->timeout_ms = atoi(val);
 		else if (!strcmp(key, "max-changes"))
 			d->max_changes = atoll(val);
+		else if (!strcmp(key, "fail-closed"))
+			d->fail_closed = !strcmp(val, "yes");
+		else if (!strcmp(key, "refuse-unwaited"))
+			d->refuse_unwaited = !strcmp(val, "yes");
 		else
 			fprintf(stderr, "vbjournald: %s: unknown key %s\n", file,
 				key);
@@ -706,7 +714,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: vbjournald --fs PATH [--fs PATH...] --journal DIR "
 		"[--interval MS] [--timeout MS] [--fail-closed] "
-		"[--max-changes N] [--force] [--config FILE]\n");
+		"[--refuse-unwaited] [--max-changes N] [--force] "
+		"[--config FILE]\n");
 	exit(2);
 }
 
@@ -718,6 +727,7 @@ int main(int argc, char **argv)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "fail-closed", no_argument, NULL, 'C' },
+		{ "refuse-unwaited", no_argument, NULL, 'R' },
 		{ "max-changes", required_argument, NULL, 'm' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "config", required_argument, NULL, 'c' },
@@ -747,6 +757,9 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			d.fail_closed = true;
+			break;
+		case 'R':
+			d.refuse_unwaited = true;
 			break;
 		case 'm':
 			d.max_changes = atoll(optarg);
