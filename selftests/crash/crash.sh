@@ -26,8 +26,13 @@ if [ $first = 1 ]; then
 	say "populating"
 	crashload populate /data || { say "FAIL: populate"; exit 1; }
 fi
-# The daemon recovers what the crash left open before it answers.
-vbjournald --fs /data --journal /jr/journal --interval 3600000 >/tmp/jd.log 2>&1 &
+# The daemon recovers what the crash left open before it answers. Odd
+# seeds refuse what cannot wait, and their io_uring writes go alone.
+refuse=
+[ $((seed % 2)) = 1 ] && refuse=--refuse-unwaited
+# shellcheck disable=SC2086 # $refuse: no word or one
+vbjournald --fs /data --journal /jr/journal --interval 3600000 $refuse \
+	>/tmp/jd.log 2>&1 &
 jd=$!
 i=0
 until grep -q "vbjournald: journal" /tmp/jd.log; do
@@ -42,5 +47,5 @@ if [ $first = 0 ]; then
 	say "verified (exit $?)"
 fi
 [ "$phase" = verify ] && { kill $jd; wait $jd; exit 0; }
-say "workload, seed $seed"
-crashload run /data /jr "$seed"
+say "workload, seed $seed${refuse:+, $refuse}"
+VFSB_CRASH_REFUSE=${refuse:+1} crashload run /data /jr "$seed"

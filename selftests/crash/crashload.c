@@ -7,7 +7,8 @@
  *                                   every WAIT_MS a checkpoint (vbjournal)
  *                                   followed by a manifest of the tree in
  *                                   JR/manifest; runs until the guest is
- *                                   killed
+ *                                   killed (VFSB_CRASH_REFUSE=1: the
+ *                                   daemon refuses what cannot wait)
  *   crashload verify DIR JR         after the crash: every directory whose
  *                                   state differs from the last manifest
  *                                   must be named by vbjournal changes
@@ -23,7 +24,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,6 +182,9 @@ static int aio_pwrite(int fd, const void *buf, size_t len, off_t off)
 	return ret;
 }
 
+/* The daemon refuses what cannot wait (VFSB_CRASH_REFUSE=1). */
+static bool refuse_unwaited;
+
 /* One random change in dir. */
 static void one_op(const char *dir, unsigned int *seed, int id, long *made)
 {
@@ -279,16 +285,27 @@ static void one_op(const char *dir, unsigned int *seed, int id, long *made)
 			close(fd);
 		}
 		break;
-	case 13:	/* io_uring, after a write(2) of the same file */
+	case 13:
+		/*
+		 * io_uring: where what cannot wait is refused
+		 * (--refuse-unwaited), alone, retried on EAGAIN as an
+		 * application would; else after a write(2) of the same
+		 * file, which waits for the directory's ack (an unacked
+		 * io_uring write can be lost in a crash: README)
+		 */
 		fd = open(abs, O_WRONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			if (pwrite(fd, buf, 1, off) == 1 &&
-			    !vfsb_uring_init(&ring, 4)) {
-				vfsb_uring_write(&ring, fd, buf, len, off, 1);
-				vfsb_uring_exit(&ring);
-			}
-			close(fd);
+		if (fd < 0)
+			break;
+		if ((refuse_unwaited || pwrite(fd, buf, 1, off) == 1) &&
+		    !vfsb_uring_init(&ring, 4)) {
+			int tries = 0;
+
+			while (vfsb_uring_write(&ring, fd, buf, len, off, 1) ==
+			       -EAGAIN && refuse_unwaited && ++tries < 1000)
+				poll(NULL, 0, 1);
+			vfsb_uring_exit(&ring);
 		}
+		close(fd);
 		break;
 	case 14:	/* Linux AIO */
 		fd = open(abs, O_WRONLY | O_CLOEXEC);
@@ -559,6 +576,8 @@ int main(int argc, char **argv)
 		populate(argv[2]);
 		return 0;
 	}
+	refuse_unwaited = getenv("VFSB_CRASH_REFUSE") &&
+			  !strcmp(getenv("VFSB_CRASH_REFUSE"), "1");
 	if (argc == 5 && !strcmp(argv[1], "run")) {
 		run_load(argv[2], argv[3], strtoul(argv[4], NULL, 0));
 		return 1;
