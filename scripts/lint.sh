@@ -8,7 +8,7 @@
 #     sparse, and its Makefile wants scripts/checker-valid.sh, which the
 #     kbuild package does not ship);
 #   every shell script through shellcheck;
-#   the man pages (man/) through groff -ww: no warning;
+#   the man pages (man/) through groff -ww and mandoc -Tlint: no warning;
 #   lib/, tools/ and selftests/ built with -Wall -Wextra -Werror.
 # Needs what scripts/deps.sh installs (it does not install it: lint runs
 # without root); says what is missing.
@@ -96,10 +96,15 @@ if need shellcheck; then
 	done
 fi
 
+# not a script by its name or first line: sourced by bash
+if command -v shellcheck >/dev/null 2>&1; then
+	shellcheck --shell=bash tools/vbctl/vbctl.bash-completion || status=1
+fi
+
 echo "lint: man pages"
-if need groff; then
+if need groff && need mandoc; then
 	for f in man/*.[1-8]; do
-		out=$(groff -ww -man -z "$f" 2>&1)
+		out=$(groff -ww -man -z "$f" 2>&1; mandoc -Tlint -Wstyle "$f" 2>&1)
 		if [ -n "$out" ]; then
 			echo "$out"
 			status=1
