@@ -11,7 +11,8 @@ KVER ?=
 BUILD := $(if $(VFSB_BUILD),$(VFSB_BUILD),$(CURDIR)/build)
 
 .PHONY: all deps module lib selftests tools lint check check-matrix demo \
-	bench stress crashtest clean dkms-install dkms-uninstall
+	bench stress crashtest clean dkms-install dkms-uninstall install \
+	uninstall deb deb-check
 
 all: module selftests tools
 
@@ -72,6 +73,54 @@ clean:
 		-o -name '*.mod.c' -o -name '.*.cmd' -o -name '.*.d' \
 		-o -name Module.symvers -o -name modules.order \
 		-o -name '*.dwo' -o -name '.tmp_versions' \) -exec rm -rf {} +
+
+# The tools, the UAPI header, man pages, bash completion and the journal's
+# systemd unit, for those who do not use the packages (the module: DKMS,
+# below). DESTDIR stages, PREFIX places; STATIC= links the tools
+# dynamically (the packages do).
+PREFIX ?= /usr/local
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+INSTALL_FILES = \
+	$(BUILD)/tools/vbctl:0755:sbin/vbctl \
+	$(BUILD)/tools/vbjournald:0755:sbin/vbjournald \
+	$(BUILD)/tools/vbjournal:0755:bin/vbjournal \
+	include/uapi/linux/vfsbarrier.h:0644:include/linux/vfsbarrier.h \
+	man/vbctl.8:0644:share/man/man8/vbctl.8 \
+	man/vbjournald.8:0644:share/man/man8/vbjournald.8 \
+	man/vbjournal.1:0644:share/man/man1/vbjournal.1 \
+	man/vfsbarrier.4:0644:share/man/man4/vfsbarrier.4 \
+	tools/vbctl/vbctl.bash-completion:0644:share/bash-completion/completions/vbctl \
+	tools/journal/vbjournald.conf.example:0644:share/doc/vfsbarrier/vbjournald.conf.example
+
+install:
+	$(MAKE) -C lib BUILD=$(BUILD)
+	$(MAKE) -C tools BUILD=$(BUILD) programs
+	@set -e; for f in $(INSTALL_FILES); do \
+		src=$${f%%:*}; rest=$${f#*:}; mode=$${rest%%:*}; dst=$${rest#*:}; \
+		echo "install $$src -> $(DESTDIR)$(PREFIX)/$$dst"; \
+		install -D -m $$mode "$$src" "$(DESTDIR)$(PREFIX)/$$dst"; \
+	done
+	sed 's|/usr/sbin/vbjournald|$(PREFIX)/sbin/vbjournald|' \
+		tools/journal/vbjournald.service > $(BUILD)/vbjournald.service
+	install -D -m 0644 $(BUILD)/vbjournald.service \
+		$(DESTDIR)$(UNITDIR)/vbjournald.service
+
+uninstall:
+	@for f in $(INSTALL_FILES); do \
+		rm -fv "$(DESTDIR)$(PREFIX)/$${f##*:}"; \
+	done
+	rm -fv $(DESTDIR)$(UNITDIR)/vbjournald.service
+
+# vfsbarrier-dkms and vfsbarrier-tools, with the Debian archive's
+# debhelper and dh-dkms, into $(BUILD)/deb (scripts/deb.sh).
+deb:
+	@scripts/deb.sh build
+
+# The packages as a user installs them: in a Debian 12 chroot with the
+# 6.1 and 6.12 headers, DKMS builds the module; the suite runs on each
+# kernel with that module; apt purge leaves nothing (scripts/deb.sh).
+deb-check: deps
+	@scripts/deb.sh check
 
 # A real machine: DKMS builds it for the running kernel and every later one.
 dkms-install:
