@@ -5,6 +5,7 @@
 #                        (AUTOINSTALL rebuilds it for later kernels) and
 #                        modprobe it
 #   dkms.sh uninstall    modprobe -r, dkms remove --all, drop /usr/src copy
+#   dkms.sh stage DIR    only the source tree, as DIR/vfsbarrier-VERSION
 #   dkms.sh build KREL KDIR
 #                        test build in private DKMS trees under
 #                        $VFSB_BUILD/dkms (the system's DKMS state and
@@ -33,6 +34,10 @@ stage() {
 }
 
 case "${1:-}" in
+stage)
+	# the source tree alone, under DIR (the Debian package: debian/rules)
+	stage "${2:?usage: dkms.sh stage DIR}"
+	;;
 install)
 	stage /usr/src
 	dkms remove -m $name -v "$ver" --all >/dev/null 2>&1 || true

@@ -1,0 +1,247 @@
+#!/bin/sh
+# Debian packages (make deb).
+#   deb.sh build     vfsbarrier-dkms and vfsbarrier-tools, built with the
+#                    archive's debhelper and dh-dkms (debian/) from a copy
+#                    of the tree, into $VFSB_BUILD/deb; then lintian, which
+#                    must report no error. Installs its build dependencies
+#                    (apt, as root) when they are missing.
+#   deb.sh check [KIND...]
+#                    what a user does, tested (make deb-check; KINDs:
+#                    6.1 6.12 by default): build the packages if needed;
+#                    in a Debian 12 chroot (debootstrap minbase, cached
+#                    next to the kernel cache) that has the kernels'
+#                    linux-headers, apt install both .debs; dkms status
+#                    must say the module is installed for each kernel;
+#                    boot each kernel in the guest with the module DKMS
+#                    built there and run the selftest suite; apt purge
+#                    both, after which DKMS, /lib/modules, /usr/src and
+#                    the tools must hold nothing of vfsbarrier. Prints
+#                    each step's result and the closing line summed over
+#                    the steps and the suites.
+#   deb.sh chroot [KIND...]
+#                    only the chroot and the kernels' headers.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${VFSB_BUILD:-$top/build}
+mkdir -p "$build"
+build=$(cd "$build" && pwd)
+out=$build/deb
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
+
+say() { echo "deb: $*" >&2; }
+die() { say "ERROR: $*"; exit 1; }
+
+# need PKG...: installs those not installed.
+need() {
+	missing=
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	say "apt-get install$missing"
+	# shellcheck disable=SC2086 # one word per package
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		$missing >"$build/deb-apt.log" 2>&1 ||
+		{ tail -n 20 "$build/deb-apt.log" >&2; die "apt-get install failed"; }
+}
+
+# The tree to package: what git tracks (and new files it does not
+# ignore), or without git everything but the build directory.
+copy_tree() {
+	mkdir -p "$1"
+	if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+		(cd "$top" && git ls-files -z --cached --others --exclude-standard |
+			xargs -0 cp -P --parents -t "$1")
+	else
+		(cd "$top" && tar --exclude=./build --exclude=./.git -cf - .) |
+			(cd "$1" && tar -xf -)
+	fi
+}
+
+build_debs() {
+	need dpkg-dev debhelper dh-dkms lintian libsqlite3-dev
+	rm -rf "$out"
+	src=$out/src/vfsbarrier-$ver
+	copy_tree "$src"
+	say "dpkg-buildpackage (log: $out/build.log)"
+	(cd "$src" && dpkg-buildpackage -us -uc -b) >"$out/build.log" 2>&1 ||
+		{ tail -n 30 "$out/build.log" >&2; die "dpkg-buildpackage failed"; }
+	for d in "$out"/src/*.deb; do
+		mv "$d" "$out/"
+	done
+	mv "$out"/src/*.changes "$out"/src/*.buildinfo "$out/"
+	say "lintian"
+	lintian --fail-on error --display-info "$out"/*.changes | tee "$out/lintian.log" ||
+		die "lintian reported errors ($out/lintian.log)"
+	ls -l "$out"/*.deb
+}
+
+# ---- the install test ----------------------------------------------------
+kcache=${VFSB_KCACHE:-/var/cache/vfsbarrier/kernels}
+base=$(dirname "$kcache")
+ch=$base/bookworm-deb-chroot
+mirror=${VFSB_MIRROR:-http://deb.debian.org/debian}
+security=${VFSB_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+logs=$out/check
+
+# in_chroot DIR... -- COMMAND: in the chroot, DIRs bind-mounted.
+in_chroot() {
+	"$top/scripts/kernels/chroot-run.sh" "$ch" "$@"
+}
+
+make_chroot() {
+	[ -f "$ch/.vfsb-complete" ] && return 0
+	need debootstrap
+	say "creating the Debian 12 chroot $ch (debootstrap minbase)"
+	rm -rf --one-file-system "$ch.tmp"
+	debootstrap --variant=minbase --include=dkms,ca-certificates bookworm \
+		"$ch.tmp" "$mirror" >"$build/deb-debootstrap.log" 2>&1 ||
+		{ tail -n 20 "$build/deb-debootstrap.log" >&2; die "debootstrap failed"; }
+	printf 'deb %s bookworm main\ndeb %s bookworm-updates main\ndeb %s bookworm-security main\n' \
+		"$mirror" "$mirror" "$security" >"$ch.tmp/etc/apt/sources.list"
+	date >"$ch.tmp/.vfsb-complete"
+	mv "$ch.tmp" "$ch"
+}
+
+# headers KIND: the kernel's release on stdout; its linux-headers in the
+# chroot (6.1 from the archive; 6.12 from the .debs scripts/kernels/
+# fetch.sh keeps of bookworm-backports, the image with them).
+headers() {
+	kind=$1
+	case "$kind" in
+	6.1) ;;
+	*) "$top/scripts/kernels/fetch.sh" "$kind" >/dev/null ;;
+	esac
+	krel=$("$top/scripts/kernel.sh" "$kind" | sed -n 's/^KREL=//p')
+	[ -n "$krel" ] || die "no kernel $kind"
+	if [ ! -e "$ch/lib/modules/$krel/build" ]; then
+		say "linux-headers-$krel into the chroot"
+		cp /etc/resolv.conf "$ch/etc/resolv.conf"
+		debs=$base/apt/bookworm-backports/debs
+		case "$kind" in
+		6.1) pkgs="linux-headers-$krel" dirs="" ;;
+		*)
+			v=${krel%-amd64}
+			pkgs=
+			# the headers depend on the image too
+			for f in "$debs"/linux-headers-"$v"*.deb "$debs"/linux-image-"$v"*.deb \
+				"$debs"/linux-kbuild-"$v"_*.deb "$debs"/linux-base_*.deb; do
+				[ -f "$f" ] && pkgs="$pkgs $f"
+			done
+			[ -n "$pkgs" ] || die "no cached headers of $krel in $debs"
+			dirs=$debs
+			;;
+		esac
+		# shellcheck disable=SC2086 # lists of words
+		in_chroot $dirs -- sh -c "apt-get -q update && apt-get -qy install \
+			--no-install-recommends $pkgs" >"$logs/headers-$kind.log" 2>&1 ||
+			{ tail -n 20 "$logs/headers-$kind.log" >&2; die "headers of $krel"; }
+	fi
+	echo "$krel"
+}
+
+np=0 nf=0
+step() {
+	if [ "$1" = 0 ]; then
+		echo "PASS  deb: $2"
+		np=$((np + 1))
+	else
+		echo "FAIL  deb: $2"
+		nf=$((nf + 1))
+	fi
+}
+
+check_debs() {
+	kinds=${*:-6.1 6.12}
+	mkdir -p "$logs"
+	rc=0
+	ls "$out"/vfsbarrier-dkms_*.deb >/dev/null 2>&1 || build_debs >"$logs/build.log" 2>&1 || rc=1
+	step $rc "make deb builds both packages, lintian reports no error"
+	[ $rc = 0 ] || return 0
+	make_chroot
+	krels=
+	for k in $kinds; do
+		krels="$krels $(headers "$k")"
+	done
+	# nothing of an earlier, interrupted run
+	in_chroot -- dpkg --purge vfsbarrier-tools vfsbarrier-dkms >/dev/null 2>&1 || true
+	say "apt install the packages in the chroot (log: $logs/install.log)"
+	rc=0
+	in_chroot "$out" -- sh -c "apt-get -qy install $out/vfsbarrier-dkms_${ver}_all.deb \
+		$out/vfsbarrier-tools_${ver}_amd64.deb && dkms status && vbctl --help >/dev/null" \
+		>"$logs/install.log" 2>&1 || rc=1
+	for krel in $krels; do
+		grep -q "^vfsbarrier/$ver, $krel, x86_64: installed" "$logs/install.log" || rc=1
+	done
+	grep -A20 '^vfsbarrier/' "$logs/install.log" | head -n 5 >&2 || true
+	step $rc "apt install: dkms status says installed for$krels; vbctl runs"
+	set --
+	for k in $kinds; do
+		krel=$("$top/scripts/kernel.sh" "$k" | sed -n 's/^KREL=//p')
+		ko=$(find "$ch/lib/modules/$krel/updates/dkms" -name 'vfsbarrier.ko*' 2>/dev/null | head -n 1)
+		mkdir -p "$out/ko/$krel"
+		case "$ko" in
+		*.xz) xz -dc "$ko" >"$out/ko/$krel/vfsbarrier.ko" ;;
+		*.zst) zstd -qdc "$ko" >"$out/ko/$krel/vfsbarrier.ko" ;;
+		*.ko) cp "$ko" "$out/ko/$krel/vfsbarrier.ko" ;;
+		*) rm -f "$out/ko/$krel/vfsbarrier.ko" ;;
+		esac
+		say "the suite on $krel with the module DKMS built in the chroot"
+		rc=0
+		if [ -s "$out/ko/$krel/vfsbarrier.ko" ]; then
+			VFSB_KO=$out/ko/$krel/vfsbarrier.ko "$top/scripts/run-guest.sh" check "$k" \
+				>"$logs/suite-$k.log" 2>&1 || rc=$?
+		else
+			echo "no module for $krel in the chroot" >"$logs/suite-$k.log"
+			rc=1
+		fi
+		tail -n 1 "$logs/suite-$k.log" >&2
+		set -- "$@" "deb: suite on $krel" "$rc" "$logs/suite-$k.log"
+	done
+	say "apt purge (log: $logs/remove.log)"
+	rc=0
+	in_chroot -- apt-get -qy purge vfsbarrier-dkms vfsbarrier-tools \
+		>"$logs/remove.log" 2>&1 || rc=1
+	in_chroot -- dkms status >"$logs/dkms-after.log" 2>&1 || rc=1
+	if grep -q vfsbarrier "$logs/dkms-after.log"; then
+		cat "$logs/dkms-after.log" >&2
+		rc=1
+	fi
+	left=$(find "$ch/lib/modules" "$ch/usr/src" "$ch/var/lib/dkms" "$ch/usr/sbin" \
+		"$ch/usr/bin" "$ch/usr/include/linux" "$ch/lib/systemd/system" \
+		\( -name '*vfsbarrier*' -o -name vbctl -o -name 'vbjournal*' \) \
+		-print 2>/dev/null)
+	if [ -n "$left" ]; then
+		echo "left behind: $left" >&2
+		rc=1
+	fi
+	step $rc "apt purge leaves nothing (dkms status, /lib/modules, /usr/src, tools)"
+	echo "$np passed, $nf failed, 0 skipped" >"$logs/steps.log"
+	"$top/scripts/ktap-sum.sh" "deb: packages" "$([ $nf = 0 ] && echo 0 || echo 1)" \
+		"$logs/steps.log" "$@"
+}
+
+case "${1:-}" in
+build)
+	build_debs
+	;;
+check)
+	shift
+	check_debs "$@"
+	;;
+chroot)
+	# only the chroot and the kernels' headers (what check caches)
+	shift
+	mkdir -p "$logs"
+	make_chroot
+	[ $# -gt 0 ] || set -- 6.1 6.12
+	for k in "$@"; do
+		headers "$k"
+	done
+	;;
+*)
+	echo "usage: deb.sh build | check [KIND...] | chroot [KIND...]" >&2
+	exit 2
+	;;
+esac
