@@ -115,7 +115,8 @@ headers() {
 	esac
 	krel=$("$top/scripts/kernel.sh" "$kind" | sed -n 's/^KREL=//p')
 	[ -n "$krel" ] || die "no kernel $kind"
-	if [ ! -e "$ch/lib/modules/$krel/build" ]; then
+	# (lib/modules/REL/build is an absolute link: look at its target)
+	if [ ! -e "$ch/usr/src/linux-headers-$krel/Makefile" ]; then
 		say "linux-headers-$krel into the chroot"
 		cp /etc/resolv.conf "$ch/etc/resolv.conf"
 		debs=$base/apt/bookworm-backports/debs
@@ -154,9 +155,10 @@ step() {
 
 check_debs() {
 	kinds=${*:-6.1 6.12}
-	mkdir -p "$logs"
 	rc=0
-	ls "$out"/vfsbarrier-dkms_*.deb >/dev/null 2>&1 || build_debs >"$logs/build.log" 2>&1 || rc=1
+	ls "$out"/vfsbarrier-dkms_*.deb >/dev/null 2>&1 ||
+		build_debs >"$build/deb-build.log" 2>&1 || rc=1
+	mkdir -p "$logs"
 	step $rc "make deb builds both packages, lintian reports no error"
 	[ $rc = 0 ] || return 0
 	make_chroot
