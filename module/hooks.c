@@ -958,9 +958,11 @@ static_assert(__same_type(((struct kiocb *)NULL)->ki_complete,
 	  .cov = cov_, __VA_ARGS__ }
 #define CLOSER(sym, fn, cov_, ...) \
 	ENTRY(sym, fn, cov_, .closes = true, __VA_ARGS__)
-#define REDIRECT(fn, decide, cov_, ...) \
-	{ .symbol = #fn, .type = VFSB_HOOK_REDIRECT, .redirect = decide, \
+#define REDIRECT_SYM(fn, sym, decide, cov_, ...) \
+	{ .symbol = sym, .type = VFSB_HOOK_REDIRECT, .redirect = decide, \
 	  .wrapper = (unsigned long)vfsb_wrap_##fn, .cov = cov_, __VA_ARGS__ }
+#define REDIRECT(fn, decide, cov_, ...) \
+	REDIRECT_SYM(fn, #fn, decide, cov_, __VA_ARGS__)
 #define RETPROBE(fn, cov_, ...) \
 	{ .symbol = #fn, .type = VFSB_HOOK_RETPROBE, \
 	  .rp_entry = vfsb_rp_##fn##_entry, .rp_return = vfsb_rp_##fn##_return, \
@@ -1005,10 +1007,10 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 		 VFSB_COV_REMAP),
 	ENTRY("do_page_mkwrite", vfsb_on_mkwrite, VFSB_COV_MMAP,
 	      .optional = true),
-	REDIRECT(fsverity_ioctl_enable, vfsb_redirect_file0, VFSB_COV_VERITY,
-		 .optional = true),
-	REDIRECT(fscrypt_ioctl_set_policy, vfsb_redirect_file0,
-		 VFSB_COV_FSCRYPT, .optional = true),
+	REDIRECT_SYM(fsverity_ioctl_enable, VFSB_VERITY_SYMBOL,
+		     vfsb_redirect_file0, VFSB_COV_VERITY, .optional = true),
+	REDIRECT_SYM(fscrypt_ioctl_set_policy, VFSB_FSCRYPT_SYMBOL,
+		     vfsb_redirect_file0, VFSB_COV_FSCRYPT, .optional = true),
 
 	/* async: submission and completion, a group each */
 	ENTRY("io_write", vfsb_on_io_write, VFSB_COV_IO_URING,
