@@ -22,7 +22,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "vfsb.h"
 #include "hold_calls.h"
+#include "modparam.h"
 #include "testfs.h"
 #include "kselftest_harness.h"
 
@@ -355,6 +357,39 @@ TEST(refused_io_uring_write_lands_on_retry)
 	EXPECT_EQ(NULL, strstr(out, "rescan"));
 	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
 	teardown();
+}
+
+/*
+ * A group of write paths the module could not hook (simulated with the
+ * fail_hook knob: the shared-mapping fault) announces nothing; every
+ * epoch the daemon opens meanwhile says so as a gap on the filesystem.
+ */
+TEST(missing_hook_group_is_a_gap)
+{
+	struct daemon d;
+	char c0[64];
+	int dev = vfsb_open();
+
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, wait_hooks_off(dev));
+	ASSERT_EQ(0, param_set("fail_hook", "do_page_mkwrite"));
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	ASSERT_EQ(0, mkdir(DIR_W "/e/m", 0755));
+	ASSERT_EQ(0, vbjournal("checkpoint", NULL));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	TH_LOG("%s", out);
+	EXPECT_TRUE(listed(DIR_W "/e"));
+	EXPECT_NE(NULL, strstr(out, "rescan fs " DIR_W
+			       " (coverage_incomplete: mmap)"));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	teardown();
+	/* the next test gets every hook again */
+	param_set("fail_hook", "\n");
+	EXPECT_EQ(0, wait_hooks_off(dev));
+	param_set("hooks_linger_ms", "10000");
+	close(dev);
 }
 
 /*

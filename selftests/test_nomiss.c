@@ -51,6 +51,7 @@
 #include "vfsb_uring.h"
 #include "aio.h"
 #include "fuse_hold.h"
+#include "modparam.h"
 #include "rec_batch.h"
 #include "testfs.h"
 #include "uffd_hold.h"
@@ -59,25 +60,8 @@
 #define DIR_A	"/tmp/nm-a"
 #define DIR_B	"/tmp/nm-b"
 #define DIR_F	"/tmp/nm-fuse"
-#define PARAMS	"/sys/module/vfsbarrier/parameters/"
 
 /* ---- small helpers ---- */
-
-/* Writes value to the module parameter name: 0 or -errno. */
-static int param_set(const char *name, const char *value)
-{
-	char path[128];
-	int fd, ret = 0;
-
-	snprintf(path, sizeof(path), PARAMS "%s", name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, value, strlen(value)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
 
 /* Writes value to a /proc/sys file: 0 or -errno. */
 static int sysctl_set(const char *path, const char *value)
@@ -105,30 +89,6 @@ static int sysctl_get(const char *path, char *buf, size_t sz)
 		return -errno;
 	buf[n] = 0;
 	return 0;
-}
-
-static __u32 hooks_state(int dev)
-{
-	struct vfsb_version v;
-
-	return vfsb_get_version(dev, &v) ? ~0U : v.hooks;
-}
-
-/*
- * Waits until the hooks are out (nothing watched, the linger over:
- * hooks_linger_ms is set to 0 first). Bounded: about 30 s.
- */
-static int wait_hooks_off(int dev)
-{
-	int i;
-
-	param_set("hooks_linger_ms", "0");
-	for (i = 0; i < 3000; i++) {
-		if (hooks_state(dev) == VFSB_HOOKS_OFF)
-			return 0;
-		usleep(10000);
-	}
-	return -ETIMEDOUT;
 }
 
 static struct rec_batch *batch_new(void)

@@ -38,9 +38,11 @@
  * write paths its hooks cover right now. The hooks are in place only
  * while some filesystem is watched (and for a few seconds after), so
  * coverage is 0 before the first watch: read it after VFSB_IOC_WATCH. A
- * consumer that needs a path (say io_uring writes) and finds its bit
- * clear in coverage must not trust the barrier for it: writes there are
- * announced with VFSB_RECF_UNFENCED and a VFSB_REC_RESCAN record.
+ * consumer that needs a path and finds its bit clear in coverage (but
+ * set in coverage_known) must not rely on it: io_uring and AIO writes are
+ * then still announced, with VFSB_RECF_UNFENCED and a VFSB_REC_RESCAN
+ * record, but the other groups' changes (shared-mapping faults, ACLs,
+ * file attributes, fs-verity, fscrypt) are not announced at all.
  */
 struct vfsb_version {
 	__u32 abi_version;	/* out: VFSB_ABI_VERSION */

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The module's parameters (/sys/module/vfsbarrier/parameters/), for tests. */
+#ifndef MODPARAM_H
+#define MODPARAM_H
+
+#define VFSB_PARAMS	"/sys/module/vfsbarrier/parameters/"
+
+/* Writes value to parameter name: 0 or -errno. */
+int param_set(const char *name, const char *value);
+
+/*
+ * Waits until the hooks are out (nothing watched, the linger over:
+ * hooks_linger_ms is set to 0 first), so that the next watch registers
+ * them anew (with fail_hook, say). Bounded: about 30 s; 0 or -ETIMEDOUT.
+ */
+int wait_hooks_off(int dev);
+
+#endif /* MODPARAM_H */
