@@ -12,14 +12,14 @@
  * fields and unknown flags must be zero (the kernel answers -EINVAL).
  *
  * Extensible structures: the size of an ioctl's structure is part of its
- * number (_IOC_SIZE). Structures marked "extensible" may grow at the end
- * in later ABI versions; the kernel accepts any size from the first
- * version's up. A caller that passes a larger structure than the kernel
- * knows must zero what the kernel does not know (-E2BIG otherwise); the
- * kernel writes back only as many bytes as the caller passed. So an old
- * program works with a new module and a new program with an old module
- * (it sees the fields it knows the kernel did not fill as zero, if it
- * zeroed them: check abi_version first).
+ * number (_IOC_SIZE). The one marked "extensible" (GET_VERSION) may grow
+ * at the end in later ABI versions; the kernel accepts any size from the
+ * first version's up and writes back only as many bytes as the caller
+ * passed, so any program can learn what a module speaks (fields the
+ * kernel did not fill stay as the caller left them: zero them, and check
+ * abi_version first). Every other ioctl takes exactly the size of this
+ * header's structure (another size is an unknown command: -ENOTTY);
+ * STATS sizes its entries separately (entry_size).
  */
 #ifndef _UAPI_LINUX_VFSBARRIER_H
 #define _UAPI_LINUX_VFSBARRIER_H
@@ -274,8 +274,9 @@ struct vfsb_subscribe {
  * user space, where it holds no lock and no write access, and is then
  * restarted from the beginning (its caller sees one call). A page fault
  * on a shared mapping waits the same way and is retried. Exported
- * helpers that kernel code calls (vfs_fallocate(), copy and clone
- * ranges) wait at their entry. Writes that can do neither (io_uring,
+ * helpers that kernel code calls (vfs_fallocate(), clone and dedupe
+ * ranges, fs-verity and fscrypt) wait at their entry, kernel threads
+ * included. Writes that can do neither (io_uring, other writes of
  * kernel threads, faults taken by the kernel, core dumps, a task being
  * killed) go on unacked, and their filesystem gets a VFSB_RESCAN_INTENT
  * record; with VFSB_SUB_REFUSE_UNWAITED they fail instead, before they
@@ -319,9 +320,9 @@ struct vfsb_subscribe {
  * RESCAN: changes on filesystem dev may have happened that no CHANGE
  * record announced inside a section (reasons: VFSB_RESCAN_*; lost: how
  * many such events since the last RESCAN record of that filesystem).
- * Treat the filesystem (or, with an OBJECT_FH/PARENT_FH item, that
- * directory) as changed, and do not trust a barrier to have waited for
- * those changes: rescan after the writers settle.
+ * Treat the filesystem as changed, and do not trust a barrier to have
+ * waited for those changes: rescan after the writers settle. (It carries
+ * no items today.)
  */
 #define VFSB_REC_RESCAN		3
 /*
