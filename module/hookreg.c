@@ -32,6 +32,7 @@
 
 #include "hookreg.h"
 #include "vfsb.h"
+#include "vfsb_trace.h"
 
 static unsigned int hooks_linger_ms = 10000;
 module_param(hooks_linger_ms, uint, 0600);
@@ -413,6 +414,20 @@ out:
 static DEFINE_MUTEX(vfsb_hooks_mutex);
 static unsigned int vfsb_hooks_users;
 static bool vfsb_hooks_live;
+/*
+ * VFSB_HOOKS_*, as the fields above make it; written under the mutex,
+ * read without it by vfsb_hookreg_peek().
+ */
+static u32 vfsb_hooks_state = VFSB_HOOKS_OFF;
+
+/* Called with vfsb_hooks_mutex held, at each change of state. */
+static void vfsb_hooks_set_state(u32 state, int err)
+{
+	lockdep_assert_held(&vfsb_hooks_mutex);
+	WRITE_ONCE(vfsb_hooks_state, state);
+	trace_vfsb_hooks(state, state == VFSB_HOOKS_OFF ? 0 : vfsb_cov_live,
+			 err);
+}
 
 static void vfsb_hooks_idle_fn(struct work_struct *work)
 {
@@ -420,6 +435,7 @@ static void vfsb_hooks_idle_fn(struct work_struct *work)
 	if (!vfsb_hooks_users && vfsb_hooks_live) {
 		vfsb_hooks_unregister();
 		vfsb_hooks_live = false;
+		vfsb_hooks_set_state(VFSB_HOOKS_OFF, 0);
 	}
 	mutex_unlock(&vfsb_hooks_mutex);
 }
@@ -446,8 +462,10 @@ int vfsb_hookreg_get(void)
 		ret = vfsb_hooks_register();
 		vfsb_hooks_live = !ret;
 	}
-	if (!ret)
-		vfsb_hooks_users++;
+	if (!ret && !vfsb_hooks_users++)
+		vfsb_hooks_set_state(VFSB_HOOKS_LIVE, 0);
+	else if (ret)
+		vfsb_hooks_set_state(VFSB_HOOKS_OFF, ret);
 	mutex_unlock(&vfsb_hooks_mutex);
 	return ret;
 }
@@ -459,9 +477,11 @@ int vfsb_hookreg_get(void)
 void vfsb_hookreg_put(void)
 {
 	mutex_lock(&vfsb_hooks_mutex);
-	if (!--vfsb_hooks_users)
+	if (!--vfsb_hooks_users) {
+		vfsb_hooks_set_state(VFSB_HOOKS_LINGERING, 0);
 		mod_delayed_work(vfsb_wq, &vfsb_hooks_idle,
 				 msecs_to_jiffies(READ_ONCE(hooks_linger_ms)));
+	}
 	mutex_unlock(&vfsb_hooks_mutex);
 }
 
@@ -470,9 +490,21 @@ void vfsb_hookreg_coverage(u32 *live, u32 *known, u32 *state)
 	mutex_lock(&vfsb_hooks_mutex);
 	*live = vfsb_hooks_live ? vfsb_cov_live : 0;
 	*known = vfsb_cov_known;
-	*state = !vfsb_hooks_live ? VFSB_HOOKS_OFF :
-		 vfsb_hooks_users ? VFSB_HOOKS_LIVE : VFSB_HOOKS_LINGERING;
+	*state = vfsb_hooks_state;
 	mutex_unlock(&vfsb_hooks_mutex);
+}
+
+/*
+ * The same state and live coverage, without the mutex, for sysfs
+ * (params.c): reading a parameter holds this module's parameter lock,
+ * which vfsb_resolve() takes under the mutex, so taking the mutex here
+ * would order the two both ways. A registration in progress may show
+ * its state and coverage one step apart.
+ */
+void vfsb_hookreg_peek(u32 *live, u32 *state)
+{
+	*state = READ_ONCE(vfsb_hooks_state);
+	*live = *state == VFSB_HOOKS_OFF ? 0 : READ_ONCE(vfsb_cov_live);
 }
 
 /*
@@ -486,9 +518,13 @@ void vfsb_hookreg_exit(void)
 {
 	cancel_delayed_work_sync(&vfsb_hooks_idle);
 	WARN_ON(vfsb_hooks_users);
-	if (vfsb_hooks_live)
+	mutex_lock(&vfsb_hooks_mutex);
+	if (vfsb_hooks_live) {
 		vfsb_hooks_unregister();
+		vfsb_hooks_set_state(VFSB_HOOKS_OFF, 0);
+	}
 	vfsb_hooks_live = false;
+	mutex_unlock(&vfsb_hooks_mutex);
 	synchronize_rcu_tasks();
 	if (atomic_long_read(&vfsb_recursion_skips))
 		pr_info("%ld hook calls skipped as recursive\n",

@@ -48,6 +48,7 @@ void vfsb_hookreg_init(const struct vfsb_hook *hooks, size_t n);
 int vfsb_hookreg_get(void);
 void vfsb_hookreg_put(void);
 void vfsb_hookreg_coverage(u32 *live, u32 *known, u32 *state);
+void vfsb_hookreg_peek(u32 *live, u32 *state);
 void vfsb_hookreg_exit(void);
 
 #endif /* VFSB_HOOKREG_H */

@@ -25,6 +25,7 @@
 #include "ring.h"
 #include "tracking.h"
 #include "vfsb.h"
+#include "vfsb_trace.h"
 #include "watch.h"
 
 /* The most entries one STATS call snapshots (count still says all). */
@@ -172,6 +173,17 @@ static void vfsb_client_new_epoch(struct vfsb_client *c)
 		vfsb_ring_new_epoch(ring);
 }
 
+/*
+ * What a barrier's trace events name: its filesystem, or 0:0 for
+ * VFSB_BARRIER_ALL (any number of them). Read before the barrier takes
+ * over the references.
+ */
+static dev_t vfsb_barrier_dev(struct vfsb_sb **vsbs, unsigned int n,
+			      u32 flags)
+{
+	return (flags & VFSB_BARRIER_ALL) || !n ? 0 : vsbs[0]->dev;
+}
+
 static long vfsb_ioc_barrier(struct vfsb_client *c, void *arg)
 {
 	struct vfsb_barrier *b = arg;
@@ -180,6 +192,7 @@ static long vfsb_ioc_barrier(struct vfsb_client *c, void *arg)
 	struct vfsb_sb **vsbs;
 	struct file *f = NULL;
 	unsigned int n;
+	dev_t dev;
 	u32 left;
 	int ret;
 
@@ -190,6 +203,8 @@ static long vfsb_ioc_barrier(struct vfsb_client *c, void *arg)
 	ret = vfsb_barrier_targets(c, b->fd, b->flags, &vsbs, &n);
 	if (ret)
 		return ret;
+	dev = vfsb_barrier_dev(vsbs, n, b->flags);
+	trace_vfsb_barrier_start(dev, b->flags, n);
 	/* a fence reads the superblock: its file keeps it alive */
 	if (b->flags & VFSB_BARRIER_FENCE) {
 		f = vfsb_fd_file(b->fd, &sb);
@@ -197,6 +212,9 @@ static long vfsb_ioc_barrier(struct vfsb_client *c, void *arg)
 			while (n--)
 				vfsb_tracking_put(vsbs[n]);
 			kfree(vsbs);
+			trace_vfsb_barrier_done(dev, b->flags,
+						ktime_get_ns() - t0,
+						PTR_ERR(f));
 			return PTR_ERR(f);
 		}
 	}
@@ -210,6 +228,7 @@ static long vfsb_ioc_barrier(struct vfsb_client *c, void *arg)
 	if (f)
 		fput(f);
 	b->waited_ns = ktime_get_ns() - t0;
+	trace_vfsb_barrier_done(dev, b->flags, b->waited_ns, ret);
 	return ret;
 }
 
@@ -368,8 +387,11 @@ static long vfsb_ioc_checkpoint(struct vfsb_client *c, void *arg)
 	ret = vfsb_barrier_targets(c, 0, VFSB_BARRIER_ALL, &vsbs, &n);
 	if (ret)
 		return ret;
+	/* traced as the VFSB_BARRIER_ALL barrier it is */
+	trace_vfsb_barrier_start(0, VFSB_BARRIER_ALL, n);
 	ret = vfsb_barrier_wait(c, vsbs, n, VFSB_BARRIER_ALL, cp->timeout_ms);
 	cp->waited_ns = ktime_get_ns() - t0;
+	trace_vfsb_barrier_done(0, VFSB_BARRIER_ALL, cp->waited_ns, ret);
 	return ret;
 }
 

@@ -34,6 +34,7 @@
 
 #include "ring.h"
 #include "tracking.h"
+#include "vfsb_trace.h"
 
 #define VFSB_LOST_DEVS		8
 #define VFSB_RESCAN_DEVS	8
@@ -153,6 +154,8 @@ static void vfsb_ring_put_overflow(struct vfsb_ring *r)
 	ov.item.len = r->nr_lost_devs * sizeof(u32);
 	memcpy(ov.devs, r->lost_devs, ov.item.len);
 	vfsb_ring_copy_in(r, &ov, size);
+	trace_vfsb_overflow(r->lost, r->seq, new_decode_dev(ov.rec.dev),
+			    r->nr_lost_devs, r->lost_more_devs);
 	r->lost = 0;
 	r->nr_lost_devs = 0;
 	r->lost_more_devs = false;
@@ -193,11 +196,13 @@ static bool vfsb_ring_flush_notices(struct vfsb_ring *r, u32 need)
 	return true;
 }
 
+/* A record of dev did not fit: counted, and traced (the rare path). */
 static void vfsb_ring_note_lost(struct vfsb_ring *r, u32 dev)
 {
 	u32 i;
 
 	r->lost++;
+	trace_vfsb_record_dropped(new_decode_dev(dev), r->lost);
 	for (i = 0; i < r->nr_lost_devs; i++)
 		if (r->lost_devs[i] == dev)
 			return;

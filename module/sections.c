@@ -32,6 +32,7 @@
 #include "emit.h"
 #include "sections.h"
 #include "tracking.h"
+#include "vfsb_trace.h"
 
 /*
  * Sections one task holds at once: nesting, not load (overlayfs holds
@@ -108,9 +109,13 @@ void vfsb_section_end(const struct vfsb_section *s)
 		srcu_read_unlock(&s->vsb->srcu, s->idx);
 }
 
-/* A write on vsb that could not be bracketed: count it, tell everyone. */
+/*
+ * A write on vsb that could not be bracketed: count it, tell everyone.
+ * Rare (a failure branch of the write's hook), so it may be traced.
+ */
 void vfsb_section_missed(struct vfsb_sb *vsb, u32 why)
 {
+	trace_vfsb_unbracketed(vsb->dev, why);
 	atomic64_inc(&vsb->missed);
 	vfsb_emit_rescan(vsb, why);
 }
@@ -447,8 +452,11 @@ bool vfsb_task_check_cover(struct super_block *sb)
 	vsb = vfsb_tracking_lookup_rcu(sb);
 	if (vsb) {
 		covered = vfsb_task_covers(vsb);
-		if (!covered)
+		if (!covered) {
+			trace_vfsb_unbracketed(vsb->dev,
+					       VFSB_RESCAN_UNFENCED);
 			atomic64_inc(&vsb->missed);
+		}
 	}
 	rcu_read_unlock();
 	return covered;

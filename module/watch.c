@@ -11,6 +11,7 @@
 #include "intent.h"
 #include "ring.h"
 #include "tracking.h"
+#include "vfsb_trace.h"
 #include "watch.h"
 
 struct vfsb_watch_ent {
@@ -77,13 +78,16 @@ int vfsb_watch_add(struct vfsb_client *c, struct super_block *sb,
 	c->nr_watches++;
 	*dev = new_encode_dev(vsb->dev);
 	*id = e->id;
+	trace_vfsb_watch(vsb->dev, e->id, vsb->fstype);
 out:
 	mutex_unlock(&c->lock);
 	return ret;
 }
 
+/* Unwatch, by the opener or at its close. */
 static void vfsb_drop_ent(struct vfsb_client *c, struct vfsb_watch_ent *e)
 {
+	trace_vfsb_unwatch(e->vsb->dev, e->id, e->vsb->fstype);
 	list_del(&e->node);
 	c->nr_watches--;
 	if (e->link)

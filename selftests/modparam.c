@@ -9,19 +9,49 @@
 #include "vfsb.h"
 #include "modparam.h"
 
-int param_set(const char *name, const char *value)
+int sysfs_write(const char *path, const char *value)
 {
-	char path[128];
-	int fd, ret = 0;
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
 
-	snprintf(path, sizeof(path), VFSB_PARAMS "%s", name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (write(fd, value, strlen(value)) < 0)
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+int sysfs_read(const char *path, char *buf, size_t sz)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sz - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = 0;
+	return 0;
+}
+
+int param_set(const char *name, const char *value)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), VFSB_PARAMS "%s", name);
+	return sysfs_write(path, value);
+}
+
+int param_get(const char *name, char *buf, size_t sz)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), VFSB_PARAMS "%s", name);
+	return sysfs_read(path, buf, sz);
 }
 
 static __u32 hooks_state(int dev)
