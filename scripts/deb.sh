@@ -153,6 +153,42 @@ step() {
 	fi
 }
 
+# The packaged vbctl (linked dynamically) for the guest, which has no
+# glibc: with the chroot's loader and libc beside it, and a test that runs
+# it as an administrator would after apt install: version, then a watch
+# and a first barrier.
+guest_vbctl() {
+	bindir=$build/guest-bin
+	mkdir -p "$bindir/deb"
+	cp "$ch/usr/sbin/vbctl" "$ch/lib64/ld-linux-x86-64.so.2" \
+		"$ch/lib/x86_64-linux-gnu/libc.so.6" "$bindir/deb/"
+	cat >"$bindir/deb_vbctl.sh" <<-'GUEST'
+	#!/bin/sh
+	# deb-check: vbctl from vfsbarrier-tools, as installed by apt.
+	d=/tests/deb
+	vbctl() { "$d/ld-linux-x86-64.so.2" --library-path "$d" "$d/vbctl" "$@"; }
+	echo "KTAP version 1"
+	echo "1..2"
+	out=$(vbctl version 2>&1)
+	echo "$out" | sed 's/^/# /'
+	rc=0
+	case $out in
+	*"vfsbarrier module"*) echo "ok 1 packaged vbctl version" ;;
+	*) echo "not ok 1 packaged vbctl version"; rc=1 ;;
+	esac
+	mkdir -p /tmp/deb-w && mount -t tmpfs tmpfs /tmp/deb-w
+	out=$(echo "barrier /tmp/deb-w" | vbctl watch /tmp/deb-w --stdin 2>&1)
+	echo "$out" | sed 's/^/# /'
+	umount /tmp/deb-w
+	case $out in
+	*"barrier on /tmp/deb-w complete"*) echo "ok 2 packaged vbctl: watch, first barrier" ;;
+	*) echo "not ok 2 packaged vbctl: watch, first barrier"; rc=1 ;;
+	esac
+	exit $rc
+	GUEST
+	chmod +x "$bindir/deb_vbctl.sh"
+}
+
 check_debs() {
 	kinds=${*:-6.1 6.12}
 	rc=0
@@ -178,6 +214,13 @@ check_debs() {
 	done
 	grep -A20 '^vfsbarrier/' "$logs/install.log" | head -n 5 >&2 || true
 	step $rc "apt install: dkms status says installed for$krels; vbctl runs"
+	guest_vbctl
+	tests=
+	for t in "$top"/selftests/test_*.c; do
+		t=${t##*/}
+		tests="$tests ${t%.c}"
+	done
+	tests="$tests deb_vbctl.sh"
 	set --
 	for k in $kinds; do
 		krel=$("$top/scripts/kernel.sh" "$k" | sed -n 's/^KREL=//p')
@@ -192,7 +235,8 @@ check_debs() {
 		say "the suite on $krel with the module DKMS built in the chroot"
 		rc=0
 		if [ -s "$out/ko/$krel/vfsbarrier.ko" ]; then
-			VFSB_KO=$out/ko/$krel/vfsbarrier.ko "$top/scripts/run-guest.sh" check "$k" \
+			VFSB_KO=$out/ko/$krel/vfsbarrier.ko VFSB_TESTS=$tests \
+				"$top/scripts/run-guest.sh" check "$k" \
 				>"$logs/suite-$k.log" 2>&1 || rc=$?
 		else
 			echo "no module for $krel in the chroot" >"$logs/suite-$k.log"
