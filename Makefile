@@ -54,9 +54,10 @@ check-matrix: deps
 demo: deps
 	@scripts/run-guest.sh demo $(KVER)
 
-# Benchmarks, side by side in one guest boot (see BENCHMARKS.md).
+# Benchmarks, side by side in one guest boot, then the per-op phase in an
+# icount boot (scripts/bench.sh, BENCHMARKS.md).
 bench: deps
-	@scripts/run-guest.sh bench $(KVER)
+	@scripts/bench.sh $(KVER)
 
 # Hooks registered and removed in a loop under write load, in
 # single-threaded TCG (see scripts/stress.sh, selftests/stress/README.md);

@@ -4,6 +4,8 @@
 # results.txt).
 # Usage: bench-collect.sh [KREL | CONSOLE_LOG]
 #   Default: the newest $VFSB_BUILD/*/console-bench.log.
+#   VFSB_COLLECT_DIR: another directory under $VFSB_BUILD than bench/
+#   (scripts/bench.sh puts the icount boot's figures in bench-icount/).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${VFSB_BUILD:-$top/build}
@@ -22,8 +24,9 @@ if [ -z "$log" ] || [ ! -f "$log" ]; then
 	echo "bench-collect: no console log (${log:-$build/*/console-bench.log})" >&2
 	exit 1
 fi
-dst=$build/bench
+dst=$build/${VFSB_COLLECT_DIR:-bench}
 mkdir -p "$dst"
+cp "$log" "$dst/console.log"
 
 # The serial console ends lines with CR LF; the guest printed the JSON
 # in prefixed chunks, to be joined without separators.

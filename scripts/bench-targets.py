@@ -2,7 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """Verdicts on the benchmark targets (issue 6) from a results.json.
 
-Usage: bench-targets.py RESULTS.json   (markdown on stdout)
+Usage: bench-targets.py RESULTS.json [ICOUNT_RESULTS.json]   (markdown)
+
+With the results of an icount boot (scripts/bench.sh: the per-op phase
+with the guest's clock counting executed instructions), also the hot
+path's targets (issue 14), judged on the icount figures, with the
+wall-clock ones beside them.
 
 Each ratio has a median over rounds and a best-run figure (fastest run
 over fastest baseline). A target is "met" when both are at or below it,
@@ -46,8 +51,62 @@ def lossless_verdict(vfsb, fanotify, both_writer_bound):
     return "**missed**"
 
 
+def icount_tables(d, ic):
+    """Issue 14: watched, other-watched and streaming, judged on icount."""
+    out = []
+    wall = d.get("overhead_by_fs") or {}
+    out.append("")
+    out.append(f"Hot path (issue 14), kernel {ic.get('kernel')}: icount figures (one vCPU, "
+               "-icount shift=0: 1 ns of guest time per executed instruction, so they count "
+               "instructions, not cache misses or the cost of atomics), wall-clock figures "
+               "(TCG, two vCPUs) beside them. Verdicts on icount: met at or below the target, "
+               "missed above it by more than the icount noise floor.\n")
+    out.append("| fs | op | target | icount watched | verdict | wall watched (±spread) | "
+               "icount other-watched ≤ 1.01 | verdict | icount streaming / fanotify | "
+               "streaming ≤ fanotify |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|")
+    for fs, ops in (ic.get("overhead_by_fs") or {}).items():
+        floor = noise_floor(ops)
+        for op in META + DATA:
+            o = ops.get(op)
+            if not o:
+                continue
+            t = 1.03 if op in META else 1.02
+            r, rb = o["ratio"], o["ratio_best"]
+            w = (wall.get(fs) or {}).get(op) or {}
+            wmed = (w.get("ratio") or {}).get("watched")
+            wsp = (w.get("ratio_spread_pct") or {}).get("watched")
+            s_, f_ = r.get("streaming"), r.get("fanotify")
+            sv = "not measured" if None in (s_, f_) else ("yes" if s_ <= f_ else "**no**")
+            out.append(f"| {fs} | {op} | ≤ {t} | {fmt(r.get('watched'))} | "
+                       f"{verdict(r.get('watched'), rb.get('watched'), t, floor)} | "
+                       f"{fmt(wmed)} ±{fmt(wsp, 0)}% | {fmt(r.get('other_watched'))} | "
+                       f"{verdict(r.get('other_watched'), rb.get('other_watched'), 1.01, floor)} | "
+                       f"{fmt(s_)} / {fmt(f_)} | {sv} |")
+    out.append("")
+    out.append("Per operation and configuration, ns/op: icount (instructions) / wall clock.\n")
+    confs = ["baseline", "unwatched", "other_watched", "watched", "streaming", "fanotify"]
+    out.append("| fs | op | " + " | ".join(confs) + " |")
+    out.append("|---|---|" + "---|" * len(confs))
+    floors = []
+    for fs, ops in (ic.get("overhead_by_fs") or {}).items():
+        floors.append(f"* icount noise floor on {fs} (unwatched against baseline, where "
+                      f"no hook is in): {noise_floor(ops) * 100:.2f}%.")
+        for op in META + DATA:
+            o = ops.get(op)
+            if not o:
+                continue
+            w = (wall.get(fs) or {}).get(op) or {}
+            cells = [f"{fmt(o.get(c + '_ns'), 0)} / {fmt(w.get(c + '_ns'), 0)}" for c in confs]
+            out.append(f"| {fs} | {op} | " + " | ".join(cells) + " |")
+    out.append("")
+    out.extend(floors)
+    return out
+
+
 def main():
     d = json.load(open(sys.argv[1]))
+    ic = json.load(open(sys.argv[2])) if len(sys.argv) > 2 else None
     byfs = d.get("overhead_by_fs") or {}
     out = []
     out.append(f"Kernel {d.get('kernel')}, clocksource {d.get('machine', {}).get('clocksource')}, "
@@ -109,6 +168,8 @@ def main():
         out.append(f"* lossless record rate ≥ fanotify's (reader every {per.get('period_ms')} ms, "
                    f"{vl.get('listener')}): {v:.0f}/s vs {f:.0f}/s: "
                    f"{lossless_verdict(v, f, vl.get('writer_bound') and fan.get('writer_bound'))}.")
+    if ic:
+        out.extend(icount_tables(d, ic))
     print("\n".join(out))
 
 

@@ -5,7 +5,11 @@
 # Environment: VFSB_QEMU_ACCEL (default tcg; e.g. tcg,thread=single),
 # VFSB_QEMU_SMP (default 2), VFSB_GUEST_MEM (MiB, default 1024),
 # VFSB_CMDLINE (appended to the kernel command line), VFSB_GUEST_DISKS
-# (disk images to attach, kept, in place of the fresh scratch disks).
+# (disk images to attach, kept, in place of the fresh scratch disks),
+# VFSB_QEMU_ICOUNT=1 (one vCPU whose clock counts executed instructions,
+# -icount shift=0,sleep=off: a nanosecond per instruction, so that the
+# host's load does not move the guest's timings; make bench's per-op
+# figures).
 # Exit status: 0 when the guest finished, no test failed and the kernel
 # printed no BUG/WARNING/Oops/lockdep/KASAN/hung-task/RCU-stall line.
 set -u
@@ -41,12 +45,19 @@ case "$(basename "$vmlinuz")" in
 *) cmdline_kind="" ;;
 esac
 
+# icount needs one vCPU (with two, a 6.1 guest printed nothing in 5 min)
+smp=${VFSB_QEMU_SMP:-2} icount=
+if [ "${VFSB_QEMU_ICOUNT:-0}" = 1 ]; then
+	smp=1 icount="shift=0,sleep=off"
+fi
+
 # boot: one run of the guest, its console into $log
 boot() {
 	echo "guest: booting $(basename "$vmlinuz") (mode $mode, limit ${tmo}s, console -> $log)"
 	start=$(date +%s)
 	timeout --foreground -k 5 "$tmo" qemu-system-x86_64 \
-		-accel "${VFSB_QEMU_ACCEL:-tcg}" -cpu max -smp "${VFSB_QEMU_SMP:-2}" -m "${VFSB_GUEST_MEM:-1024}" \
+		-accel "${VFSB_QEMU_ACCEL:-tcg}" -cpu max -smp "$smp" -m "${VFSB_GUEST_MEM:-1024}" \
+		${icount:+-icount} ${icount:+"$icount"} \
 		-nographic -no-reboot -net none -monitor none -serial stdio \
 		-kernel "$vmlinuz" -initrd "$initrd" \
 		"$@" \

@@ -1,0 +1,35 @@
+#!/bin/sh
+# make bench: the benchmarks in one TCG boot with two vCPUs (every
+# phase; wall-clock figures, ratios measured side by side), then the
+# per-operation phase again in a boot under QEMU's -icount (one vCPU
+# whose clock counts executed instructions: figures the host's load does
+# not move, to resolve the hot path's targets), and the targets from
+# both into $VFSB_BUILD/bench/targets.md.
+# Usage: bench.sh [KVER]   Environment: what run-guest.sh takes;
+# VFSB_BENCH_ICOUNT=0 skips the icount boot. The icount boot runs only
+# when the per-operation phase is among VFSB_BENCH_ONLY (or it is unset).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+kver=${1:-}
+build=${VFSB_BUILD:-$top/build}
+rc=0
+scripts/run-guest.sh bench "$kver" || rc=$?
+case " $(echo "${VFSB_BENCH_ONLY:-overhead}" | tr ',' ' ') " in
+*" overhead "*) ;;
+*) exit $rc ;;
+esac
+[ "${VFSB_BENCH_ICOUNT:-1}" = 1 ] || exit $rc
+echo "bench: the per-operation phase again, counted in instructions (-icount)"
+# Deterministic figures need no long loops or many rounds: 3 rounds of
+# 100 ms loops (VFSB_ICOUNT_REPS, VFSB_ICOUNT_RUN_MS).
+VFSB_QEMU_ICOUNT=1 VFSB_BENCH_ONLY=overhead VFSB_COLLECT_DIR=bench-icount \
+	VFSB_BENCH_REPS=${VFSB_ICOUNT_REPS:-3} VFSB_BENCH_RUN_MS=${VFSB_ICOUNT_RUN_MS:-100} \
+	scripts/run-guest.sh bench "$kver" || rc=$?
+if [ -s "$build/bench/results.json" ] && [ -s "$build/bench-icount/results.json" ]; then
+	python3 scripts/bench-targets.py "$build/bench/results.json" \
+		"$build/bench-icount/results.json" > "$build/bench/targets.md" || rc=1
+	echo "===== targets (wall clock and icount) ====="
+	cat "$build/bench/targets.md"
+fi
+exit $rc
