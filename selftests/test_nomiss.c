@@ -63,34 +63,6 @@
 
 /* ---- small helpers ---- */
 
-/* Writes value to a /proc/sys file: 0 or -errno. */
-static int sysctl_set(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, value, strlen(value)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static int sysctl_get(const char *path, char *buf, size_t sz)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sz - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = 0;
-	return 0;
-}
-
 static struct rec_batch *batch_new(void)
 {
 	return calloc(1, sizeof(struct rec_batch));
@@ -187,19 +159,19 @@ static int many_limits(int n)
 	if (setrlimit(RLIMIT_NOFILE, &rl))
 		return -errno;
 	/* raise only: io_uring's workers and the kernel's threads count too */
-	if (!sysctl_get(knob, buf, sizeof(buf)) && atoi(buf) < 3 * n + 4096) {
+	if (!sysfs_read(knob, buf, sizeof(buf)) && atoi(buf) < 3 * n + 4096) {
 		snprintf(buf, sizeof(buf), "%d", 3 * n + 4096);
-		sysctl_set(knob, buf);
+		sysfs_write(knob, buf);
 	}
 	/*
 	 * and as many pids: a small kernel (BASE_SMALL) defaults to 4096
 	 * and allows at most 32768
 	 */
 	knob = "/proc/sys/kernel/pid_max";
-	if (!sysctl_get(knob, buf, sizeof(buf)) && atoi(buf) < 3 * n + 4096) {
+	if (!sysfs_read(knob, buf, sizeof(buf)) && atoi(buf) < 3 * n + 4096) {
 		snprintf(buf, sizeof(buf), "%d", 3 * n + 4096);
-		if (sysctl_set(knob, buf))
-			sysctl_set(knob, "32768");
+		if (sysfs_write(knob, buf))
+			sysfs_write(knob, "32768");
 	}
 	return 0;
 }
@@ -453,16 +425,16 @@ TEST(ftrace_cannot_be_switched_off_under_the_hooks)
 	char was[16];
 	int dev, fd, ret;
 
-	if (sysctl_get(knob, was, sizeof(was)))
+	if (sysfs_read(knob, was, sizeof(was)))
 		SKIP(return, "no %s on this kernel", knob);
 	ASSERT_EQ(0, mount_tmpfs(DIR_A));
 	dev = vfsb_open();
 	ASSERT_LE(0, dev);
 	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_A));
-	ret = sysctl_set(knob, "0");
+	ret = sysfs_write(knob, "0");
 	EXPECT_NE(0, ret) TH_LOG("ftrace_enabled=0 was accepted");
 	if (!ret)
-		sysctl_set(knob, "1");
+		sysfs_write(knob, "1");
 	/* and the hooks still work: a write opens and closes its section */
 	fd = open(DIR_A "/f", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
 	ASSERT_LE(0, fd);
