@@ -189,6 +189,29 @@ guest_vbctl() {
 	chmod +x "$bindir/deb_vbctl.sh"
 }
 
+# make install and make uninstall, for those who do not use the packages:
+# into a staging root, every file where the README says, then nothing.
+install_uninstall() {
+	stage=$out/install-root
+	rc=0
+	rm -rf "$stage"
+	make -C "$top" -s install DESTDIR="$stage" PREFIX=/usr/local \
+		BUILD="$out/install-build" >"$logs/make-install.log" 2>&1 || rc=1
+	for f in sbin/vbctl sbin/vbjournald bin/vbjournal include/linux/vfsbarrier.h \
+		share/man/man4/vfsbarrier.4 share/man/man8/vbctl.8 \
+		share/man/man8/vbjournald.8 share/man/man1/vbjournal.1 \
+		share/bash-completion/completions/vbctl lib/systemd/system/vbjournald.service; do
+		[ -e "$stage/usr/local/$f" ] || { echo "make install: no /usr/local/$f" >&2; rc=1; }
+	done
+	grep -q '^ExecStart=/usr/local/sbin/vbjournald ' \
+		"$stage/usr/local/lib/systemd/system/vbjournald.service" 2>/dev/null || rc=1
+	make -C "$top" -s uninstall DESTDIR="$stage" PREFIX=/usr/local \
+		BUILD="$out/install-build" >>"$logs/make-install.log" 2>&1 || rc=1
+	left=$(find "$stage" -type f 2>/dev/null || true)
+	[ -z "$left" ] || { echo "make uninstall left: $left" >&2; rc=1; }
+	step $rc "make install (DESTDIR, PREFIX) puts every file in place; make uninstall removes them"
+}
+
 check_debs() {
 	kinds=${*:-6.1 6.12}
 	rc=0
@@ -197,6 +220,7 @@ check_debs() {
 	mkdir -p "$logs"
 	step $rc "make deb builds both packages, lintian reports no error"
 	[ $rc = 0 ] || return 0
+	install_uninstall
 	make_chroot
 	krels=
 	for k in $kinds; do
