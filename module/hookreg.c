@@ -60,6 +60,61 @@ MODULE_PARM_DESC(fail_hook, "for tests: treat this function as unhookable");
 static const struct vfsb_hook *vfsb_hooks;
 static size_t vfsb_nr_hooks;
 
+#ifdef VFSB_HOOK_STATS
+/*
+ * Benchmark builds only (make ... VFSB_HOOK_STATS=y, as scripts/bench.sh
+ * builds one): how often each hook's callback ran, read as
+ * parameters/hook_hits ("symbol calls" lines), so that the benchmarks
+ * can say how many hooks an operation runs. Never in the module that
+ * gets installed: it costs a per-CPU increment on every hooked call.
+ */
+#define VFSB_STATS_HOOKS	128
+static DEFINE_PER_CPU(unsigned long[VFSB_STATS_HOOKS], vfsb_hook_hits);
+
+static void vfsb_hook_hit(const struct vfsb_hook *h)
+{
+	size_t i = h - vfsb_hooks;
+
+	if (i < VFSB_STATS_HOOKS)
+		this_cpu_inc(vfsb_hook_hits[i]);
+}
+
+static int vfsb_hook_hits_get(char *buf, const struct kernel_param *kp)
+{
+	size_t i;
+	int cpu, n = 0;
+
+	for (i = 0; i < vfsb_nr_hooks && i < VFSB_STATS_HOOKS; i++) {
+		unsigned long sum = 0;
+
+		if (!vfsb_hooks[i].symbol)
+			continue;
+		for_each_possible_cpu(cpu)
+			sum += per_cpu(vfsb_hook_hits, cpu)[i];
+		n += scnprintf(buf + n, PAGE_SIZE - n, "%s %lu\n",
+			       vfsb_hooks[i].symbol, sum);
+	}
+	return n;
+}
+
+static int vfsb_hook_hits_refuse(const char *val,
+				 const struct kernel_param *kp)
+{
+	return -EPERM;
+}
+
+static const struct kernel_param_ops vfsb_hook_hits_ops = {
+	.set = vfsb_hook_hits_refuse,
+	.get = vfsb_hook_hits_get,
+};
+module_param_cb(hook_hits, &vfsb_hook_hits_ops, NULL, 0444);
+MODULE_PARM_DESC(hook_hits, "benchmark builds: calls of each hook");
+#else
+static inline void vfsb_hook_hit(const struct vfsb_hook *h)
+{
+}
+#endif
+
 /* A live ftrace hook: where its function's ftrace call site is. */
 struct vfsb_live {
 	unsigned long ip;
@@ -118,10 +173,12 @@ static void notrace vfsb_entry_cb(unsigned long ip, unsigned long pip,
 	const struct vfsb_hook *h = vfsb_live_find(&vfsb_entry_group, ip);
 	int bit = ftrace_test_recursion_trylock(ip, pip);
 
-	if (h && (bit >= 0 || h->closes))
+	if (h && (bit >= 0 || h->closes)) {
+		vfsb_hook_hit(h);
 		h->on_entry(fregs);
-	else if (h)
+	} else if (h) {
 		atomic_long_inc(&vfsb_recursion_skips);
+	}
 	if (bit >= 0)
 		ftrace_test_recursion_unlock(bit);
 }
@@ -147,6 +204,8 @@ static void notrace vfsb_redirect_cb(unsigned long ip, unsigned long pip,
 		return;
 	}
 	h = vfsb_live_find(&vfsb_redirect_group, ip);
+	if (h)
+		vfsb_hook_hit(h);
 	if (h && h->redirect(fregs))
 		vfsb_fregs_set_ip(fregs, h->wrapper);
 	ftrace_test_recursion_unlock(bit);

@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """Verdicts on the benchmark targets (issue 6) from a results.json.
 
-Usage: bench-targets.py RESULTS.json [ICOUNT_RESULTS.json]   (markdown)
+Usage: bench-targets.py RESULTS.json [ICOUNT.json [HOOKS.json]]   (markdown)
 
 With the results of an icount boot (scripts/bench.sh: the per-op phase
 with the guest's clock counting executed instructions), also the hot
 path's targets (issue 14), judged on the icount figures, with the
-wall-clock ones beside them.
+wall-clock ones beside them; with the hook counts of a VFSB_HOOK_STATS
+boot, what each hook callback costs.
 
 Each ratio has a median over rounds and a best-run figure (fastest run
 over fastest baseline). A target is "met" when both are at or below it,
@@ -51,7 +52,7 @@ def lossless_verdict(vfsb, fanotify, both_writer_bound):
     return "**missed**"
 
 
-def icount_tables(d, ic):
+def icount_tables(d, ic, hk=None):
     """Issue 14: watched, other-watched and streaming, judged on icount."""
     out = []
     wall = d.get("overhead_by_fs") or {}
@@ -84,6 +85,28 @@ def icount_tables(d, ic):
                        f"{fmt(wmed)} ±{fmt(wsp, 0)}% | {fmt(r.get('other_watched'))} | "
                        f"{verdict(r.get('other_watched'), rb.get('other_watched'), 1.01, floor)} | "
                        f"{fmt(s_)} / {fmt(f_)} | {sv} |")
+    hooks = (hk or {}).get("hooks_per_op_by_fs") or {}
+    if hooks:
+        out.append("")
+        out.append("Hook callbacks per operation (a module built with VFSB_HOOK_STATS=y), "
+                   "and what each costs in the icount figures: (configuration - baseline) "
+                   "/ callbacks, in instructions.\n")
+        out.append("| fs | op | callbacks (watched) | by hooked function | instructions per "
+                   "callback, watched | other-watched |")
+        out.append("|---|---|---|---|---|---|")
+        for fs, ops in (ic.get("overhead_by_fs") or {}).items():
+            for op in META + DATA:
+                o, h = ops.get(op), ((hooks.get(fs) or {}).get(op) or {}).get("watched")
+                if not o or not h:
+                    continue
+                n = h.get("total") or 0
+                by = ", ".join(f"{k} {v:.2f}" for k, v in sorted(h.items(), key=lambda kv: -kv[1])
+                               if k != "total")
+                base = o.get("baseline_ns")
+                per = lambda c: fmt((o[c + "_ns"] - base) / n, 0) if n and base and \
+                    o.get(c + "_ns") is not None else "n/a"
+                out.append(f"| {fs} | {op} | {n:.2f} | {by} | {per('watched')} | "
+                           f"{per('other_watched')} |")
     out.append("")
     out.append("Per operation and configuration, ns/op: icount (instructions) / wall clock.\n")
     confs = ["baseline", "unwatched", "other_watched", "watched", "streaming", "fanotify"]
@@ -110,6 +133,12 @@ def icount_tables(d, ic):
 def main():
     d = json.load(open(sys.argv[1]))
     ic = json.load(open(sys.argv[2])) if len(sys.argv) > 2 else None
+    hk = None
+    if len(sys.argv) > 3:
+        try:
+            hk = json.load(open(sys.argv[3]))
+        except (OSError, ValueError):
+            hk = None
     byfs = d.get("overhead_by_fs") or {}
     out = []
     out.append(f"Kernel {d.get('kernel')}, clocksource {d.get('machine', {}).get('clocksource')}, "
@@ -172,7 +201,7 @@ def main():
                    f"{vl.get('listener')}): {v:.0f}/s vs {f:.0f}/s: "
                    f"{lossless_verdict(v, f, vl.get('writer_bound') and fan.get('writer_bound'))}.")
     if ic:
-        out.extend(icount_tables(d, ic))
+        out.extend(icount_tables(d, ic, hk))
     print("\n".join(out))
 
 

@@ -3,8 +3,9 @@
 # phase; wall-clock figures, ratios measured side by side), then the
 # per-operation phase again in a boot under QEMU's -icount (one vCPU
 # whose clock counts executed instructions: figures the host's load does
-# not move, to resolve the hot path's targets), and the targets from
-# both into $VFSB_BUILD/bench/targets.md.
+# not move, to resolve the hot path's targets), then a third boot with a
+# module that counts its hook callbacks (hooks per operation), and the
+# targets from all three into $VFSB_BUILD/bench/targets.md.
 # Usage: bench.sh [KVER]   Environment: what run-guest.sh takes;
 # VFSB_BENCH_ICOUNT=0 skips the icount boot. The icount boot runs only
 # when the per-operation phase is among VFSB_BENCH_ONLY (or it is unset).
@@ -26,9 +27,17 @@ echo "bench: the per-operation phase again, counted in instructions (-icount)"
 VFSB_QEMU_ICOUNT=1 VFSB_BENCH_ONLY=overhead VFSB_COLLECT_DIR=bench-icount \
 	VFSB_BENCH_REPS=${VFSB_ICOUNT_REPS:-3} VFSB_BENCH_RUN_MS=${VFSB_ICOUNT_RUN_MS:-100} \
 	scripts/run-guest.sh bench "$kver" || rc=$?
+# How many hook callbacks make each ratio: a module built to count them
+# (VFSB_HOOK_STATS=y, never installed: the counting costs), one more boot.
+echo "bench: hook callbacks per operation (a module built with VFSB_HOOK_STATS=y)"
+eval "$(scripts/kernel.sh "$kver")"
+ko=$(VFSB_BUILD=$build/hookstats scripts/build-module.sh "$KREL" "$KDIR" VFSB_HOOK_STATS=y)
+VFSB_KO=$ko VFSB_BENCH_ONLY=hooks VFSB_COLLECT_DIR=bench-hooks \
+	scripts/run-guest.sh bench "$kver" || rc=$?
 if [ -s "$build/bench/results.json" ] && [ -s "$build/bench-icount/results.json" ]; then
 	python3 scripts/bench-targets.py "$build/bench/results.json" \
-		"$build/bench-icount/results.json" > "$build/bench/targets.md" || rc=1
+		"$build/bench-icount/results.json" "$build/bench-hooks/results.json" \
+		> "$build/bench/targets.md" || rc=1
 	echo "===== targets (wall clock and icount) ====="
 	cat "$build/bench/targets.md"
 fi

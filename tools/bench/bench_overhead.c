@@ -5,6 +5,8 @@
  *
  *   bench_overhead overhead OUT.json   configurations x operations x fs
  *   bench_overhead scaling OUT.json    0, 1, 10, 100 watched superblocks
+ *   bench_overhead hooks OUT.json      hook callbacks per operation
+ *                                      (a VFSB_HOOK_STATS=y module)
  *
  * A run is one tight loop of an operation, sized at start so that it
  * takes about VFSB_BENCH_RUN_MS in the baseline. A round runs every
@@ -25,6 +27,7 @@ int main(int argc, char **argv)
 	static const struct bench_cmd cmds[] = {
 		{ "overhead", cmd_overhead },
 		{ "scaling", cmd_scaling },
+		{ "hooks", cmd_hooks },
 	};
 
 	return bench_main(argc, argv, "bench_overhead", cmds, ARRAY_SIZE(cmds));
