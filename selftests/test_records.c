@@ -294,6 +294,53 @@ TEST(overflow_counts_every_lost_record)
 	umount2(DIR_R, MNT_DETACH);
 }
 
+/*
+ * The default ring holds as many typical records (a create: two handles
+ * and a name) as fanotify's default queue holds events, 16384: a
+ * consumer that reads late loses nothing sooner than with fanotify.
+ */
+TEST(default_ring_holds_fanotify_queue_depth)
+{
+	const int n = 16384;
+	long long delivered = 0, lost = 0;
+	ssize_t got;
+	int dev, i;
+
+	ASSERT_EQ(0, mount_tmpfs(DIR_R));
+	ASSERT_EQ(0, mkdir(DIR_R "/q", 0755));
+	dev = vfsb_open();
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_R));
+	ASSERT_EQ(0, vfsb_subscribe(dev, 0, 0, 0, NULL));
+	for (i = 0; i < n; i++) {
+		char p[64];
+
+		snprintf(p, sizeof(p), DIR_R "/q/file-%05d", i);
+		ASSERT_EQ(0, touch(p));
+	}
+	/* counted as read: more than a rec_batch indexes */
+	ASSERT_EQ(0, fcntl(dev, F_SETFL, O_NONBLOCK));
+	while ((got = read(dev, batch.buf, 65536)) > 0) {
+		struct vfsb_record *r;
+		size_t off;
+
+		for (off = 0; (r = vfsb_rec_at(batch.buf, got, off));
+		     off += r->size) {
+			if (r->type == VFSB_REC_OVERFLOW)
+				lost += r->lost;
+			else
+				delivered++;
+		}
+	}
+	EXPECT_EQ(EAGAIN, errno);
+	TH_LOG("%d creates unread: %lld records delivered, %lld lost",
+	       n, delivered, lost);
+	EXPECT_EQ(0, lost);
+	EXPECT_LE(n, delivered);
+	close(dev);
+	umount2(DIR_R, MNT_DETACH);
+}
+
 /* A read that faults (-EFAULT) consumes nothing: the next read gets it. */
 TEST_F(rec, faulting_read_loses_nothing)
 {

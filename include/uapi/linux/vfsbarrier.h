@@ -247,7 +247,8 @@ struct vfsb_subscribe {
 };
 
 #define VFSB_RING_MIN		(16U << 10)
-#define VFSB_RING_DEFAULT	(1U << 20)
+/* default: as many creates (~190 bytes) as fanotify queues events, 16384 */
+#define VFSB_RING_DEFAULT	(4U << 20)
 #define VFSB_RING_MAX		(64U << 20)
 
 /*
