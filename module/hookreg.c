@@ -24,10 +24,9 @@
  * not patch the kernel each time.
  */
 
-#include <linux/bsearch.h>
+#include <linux/hash.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <uapi/linux/vfsbarrier.h>
 
 #include "hookreg.h"
@@ -115,15 +114,25 @@ static inline void vfsb_hook_hit(const struct vfsb_hook *h)
 }
 #endif
 
-/* A live ftrace hook: where its function's ftrace call site is. */
+/*
+ * The live hooks of one ftrace_ops, by the address of their function's
+ * ftrace call site: an open-addressed table the callbacks look up on
+ * every call of a hooked function, watched or not, so a lookup is a
+ * hash and (nearly always) one compare, not a search through a sorted
+ * array with a call per step. At most half full (BUILD_BUG_ON below),
+ * so a probe sequence ends at an empty slot quickly.
+ */
+#define VFSB_LIVE_BITS	7
+#define VFSB_LIVE_SLOTS	BIT(VFSB_LIVE_BITS)
+
 struct vfsb_live {
-	unsigned long ip;
+	unsigned long ip;		/* 0: empty */
 	const struct vfsb_hook *h;
 };
 
 struct vfsb_ftgroup {
 	struct ftrace_ops ops;
-	struct vfsb_live *live;		/* sorted by ip */
+	struct vfsb_live live[VFSB_LIVE_SLOTS];
 	size_t nr;
 	bool registered;
 };
@@ -133,28 +142,32 @@ static struct kretprobe *vfsb_rps;	/* one per table entry, when live */
 static u32 vfsb_cov_live, vfsb_cov_known;
 static atomic_long_t vfsb_recursion_skips = ATOMIC_LONG_INIT(0);
 
-static int vfsb_live_cmp(const void *a, const void *b)
+static void vfsb_live_add(struct vfsb_ftgroup *g, unsigned long ip,
+			  const struct vfsb_hook *h)
 {
-	const struct vfsb_live *x = a, *y = b;
+	unsigned int i = hash_long(ip, VFSB_LIVE_BITS);
 
-	return x->ip < y->ip ? -1 : x->ip > y->ip;
-}
-
-static int vfsb_live_key_cmp(const void *key, const void *elt)
-{
-	unsigned long ip = *(const unsigned long *)key;
-	const struct vfsb_live *l = elt;
-
-	return ip < l->ip ? -1 : ip > l->ip;
+	while (g->live[i].ip)
+		i = (i + 1) & (VFSB_LIVE_SLOTS - 1);
+	g->live[i].ip = ip;
+	g->live[i].h = h;
+	g->nr++;
 }
 
 static const struct vfsb_hook *vfsb_live_find(struct vfsb_ftgroup *g,
 					      unsigned long ip)
 {
-	const struct vfsb_live *l;
+	unsigned int i = hash_long(ip, VFSB_LIVE_BITS);
 
-	l = bsearch(&ip, g->live, g->nr, sizeof(*l), vfsb_live_key_cmp);
-	return l ? l->h : NULL;
+	for (;;) {
+		const struct vfsb_live *l = &g->live[i];
+
+		if (l->ip == ip)
+			return l->h;
+		if (!l->ip)
+			return NULL;
+		i = (i + 1) & (VFSB_LIVE_SLOTS - 1);
+	}
 }
 
 /* ---- the two ftrace callbacks ---- */
@@ -303,8 +316,7 @@ static void vfsb_ftgroup_unregister(struct vfsb_ftgroup *g)
 		unregister_ftrace_function(&g->ops);
 	ftrace_free_filter(&g->ops);
 	g->registered = false;
-	kfree(g->live);
-	g->live = NULL;
+	memset(g->live, 0, sizeof(g->live));
 	g->nr = 0;
 }
 
@@ -319,13 +331,9 @@ static int vfsb_ftgroup_register(struct vfsb_ftgroup *g,
 	int ret;
 
 	memset(g, 0, sizeof(*g));
-	g->live = kcalloc(vfsb_nr_hooks, sizeof(*g->live), GFP_KERNEL);
 	ips = kcalloc(vfsb_nr_hooks, sizeof(*ips), GFP_KERNEL);
-	if (!g->live || !ips) {
-		kfree(ips);
-		vfsb_ftgroup_unregister(g);
+	if (!ips)
 		return -ENOMEM;
-	}
 	g->ops.func = func;
 	/*
 	 * No FTRACE_OPS_FL_RECURSION: that asks ftrace to wrap the callback
@@ -338,9 +346,7 @@ static int vfsb_ftgroup_register(struct vfsb_ftgroup *g,
 		if (!h->symbol || h->type != type || !(h->cov & cov))
 			continue;
 		ips[g->nr] = addr[i];
-		g->live[g->nr].ip = addr[i];
-		g->live[g->nr].h = h;
-		g->nr++;
+		vfsb_live_add(g, addr[i], h);
 	}
 	if (!g->nr) {
 		kfree(ips);
@@ -351,7 +357,6 @@ static int vfsb_ftgroup_register(struct vfsb_ftgroup *g,
 	kfree(ips);
 	if (ret)
 		goto fail;
-	sort(g->live, g->nr, sizeof(*g->live), vfsb_live_cmp, NULL);
 	ret = register_ftrace_function(&g->ops);
 	if (ret)
 		goto fail;
@@ -505,6 +510,8 @@ void vfsb_hookreg_init(const struct vfsb_hook *hooks, size_t n)
 {
 	size_t i;
 
+	/* every hook in one group still leaves the table half empty */
+	BUILD_BUG_ON(2 * VFSB_HOOKS_MAX > VFSB_LIVE_SLOTS);
 	vfsb_hooks = hooks;
 	vfsb_nr_hooks = n;
 	for (i = 0; i < n; i++)

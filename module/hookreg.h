@@ -44,6 +44,9 @@ struct vfsb_hook {
 	size_t rp_data;
 };
 
+/* Entries in the hook table at most: the callbacks' lookup is sized so. */
+#define VFSB_HOOKS_MAX 64
+
 void vfsb_hookreg_init(const struct vfsb_hook *hooks, size_t n);
 int vfsb_hookreg_get(void);
 void vfsb_hookreg_put(void);

@@ -1027,6 +1027,8 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 	REDIRECT(vfs_iocb_iter_write, vfsb_redirect_file0, VFSB_COV_IOCB),
 };
 
+static_assert(ARRAY_SIZE(vfsb_hook_table) <= VFSB_HOOKS_MAX);
+
 void vfsb_hooks_init(void)
 {
 	vfsb_hookreg_init(vfsb_hook_table, ARRAY_SIZE(vfsb_hook_table));
