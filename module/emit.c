@@ -231,7 +231,7 @@ void vfsb_announce(struct super_block *sb, const struct vfsb_event *ev,
 	struct vfsb_ckey key;
 	struct vfsb_sb *vsb;
 
-	if (!atomic_read(&vfsb_nr_rings) || !sb)
+	if (!atomic_read(&vfsb_nr_rings) || !vfsb_sb_maybe_tracked(sb))
 		return;
 	rcu_read_lock();
 	vsb = vfsb_tracking_lookup_rcu(sb);

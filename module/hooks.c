@@ -70,7 +70,7 @@ static bool vfsb_tracked(struct super_block *sb)
 {
 	bool ret;
 
-	if (!atomic_read(&vfsb_nr_tracked) || !sb)
+	if (!vfsb_sb_maybe_tracked(sb))
 		return false;
 	rcu_read_lock();
 	ret = vfsb_tracking_lookup_rcu(sb);
@@ -236,6 +236,8 @@ static void vfsb_announce_dentry(struct dentry *dentry, u32 reason,
 {
 	struct vfsb_event ev;
 
+	if (!vfsb_sb_maybe_tracked(dentry->d_sb))
+		return;
 	vfsb_dentry_event(&ev, dentry, reason, attr);
 	vfsb_announce_change(dentry->d_sb, &ev, true, req);
 }
@@ -351,6 +353,8 @@ static void vfsb_on_create(struct ftrace_regs *fregs)
 		.reasons = VFSB_R_CREATE, .dir = dir, .name = &dentry->d_name,
 	};
 
+	if (!vfsb_sb_maybe_tracked(dir->i_sb))
+		return;
 	vfsb_announce_change(dir->i_sb, &ev, true, &req);
 	vfsb_settle_syscall(fregs, &req);
 }
@@ -365,6 +369,8 @@ static void vfsb_on_mkdir(struct ftrace_regs *fregs)
 		.name = &dentry->d_name,
 	};
 
+	if (!vfsb_sb_maybe_tracked(dir->i_sb))
+		return;
 	vfsb_announce_change(dir->i_sb, &ev, true, &req);
 	vfsb_settle_syscall(fregs, &req);
 }
@@ -381,6 +387,8 @@ static void vfsb_on_link(struct ftrace_regs *fregs)
 		.inode = d_inode(old),
 	};
 
+	if (!vfsb_sb_maybe_tracked(dir->i_sb))
+		return;
 	vfsb_announce_change(dir->i_sb, &ev, true, &req);
 	vfsb_settle_syscall(fregs, &req);
 }
@@ -396,6 +404,8 @@ static void vfsb_on_delete(struct ftrace_regs *fregs)
 		.inode = d_inode(dentry),
 	};
 
+	if (!vfsb_sb_maybe_tracked(dir->i_sb))
+		return;
 	vfsb_announce_change(dir->i_sb, &ev, true, &req);
 	vfsb_settle_syscall(fregs, &req);
 }
@@ -409,15 +419,18 @@ static void vfsb_on_rename(struct ftrace_regs *fregs)
 	struct dentry *old = ARG(1), *new = ARG(3);
 	unsigned int flags = (unsigned long)ARG(4);
 	u32 xflag = flags & RENAME_EXCHANGE ? VFSB_RECF_EXCHANGE : 0;
-	struct vfsb_event from = {
+	struct super_block *sb = ((struct inode *)ARG(0))->i_sb;
+	struct vfsb_intent_req req = { };
+	struct vfsb_event from, to;
+
+	if (!vfsb_sb_maybe_tracked(sb))
+		return;
+	from = (struct vfsb_event){
 		.reasons = VFSB_R_RENAME_FROM, .flags = xflag, .dir = ARG(0),
 		.name = &old->d_name, .inode = d_inode(old),
 		.cookie = vfsb_next_cookie(),
 	};
-	struct vfsb_event to = from;
-	struct super_block *sb = from.dir->i_sb;
-	struct vfsb_intent_req req = { };
-
+	to = from;
 	to.reasons = VFSB_R_RENAME_TO;
 	to.dir = ARG(2);
 	to.name = &new->d_name;
@@ -522,7 +535,8 @@ static void vfsb_on_rw_verify(struct ftrace_regs *fregs)
 	bool sync;
 
 	/* reads come here too: one compare and out */
-	if ((int)(unsigned long)ARG(0) != WRITE)
+	if ((int)(unsigned long)ARG(0) != WRITE ||
+	    !vfsb_sb_maybe_tracked(vfsb_file_sb(file)))
 		return;
 	sync = !ppos || ppos == &file->f_pos || object_is_on_stack(ppos);
 	vfsb_announce_data(file, VFSB_R_DATA_WRITE, 0, ppos ? *ppos : 0,
@@ -537,7 +551,7 @@ static void vfsb_on_mkwrite(struct ftrace_regs *fregs)
 	struct file *file = vmf->vma ? vmf->vma->vm_file : NULL;
 	struct vfsb_intent_req req = { };
 
-	if (!file)
+	if (!file || !vfsb_sb_maybe_tracked(vfsb_file_sb(file)))
 		return;
 	vfsb_announce_data(file, VFSB_R_MMAP_WRITE, 0,
 			   (u64)vmf->pgoff << PAGE_SHIFT, PAGE_SIZE, true, &req);
@@ -593,6 +607,8 @@ static void vfsb_on_kernel_write(struct ftrace_regs *fregs)
 	const loff_t *pos = ARG(3);
 	struct vfsb_intent_req req = { };
 
+	if (!vfsb_sb_maybe_tracked(vfsb_file_sb(ARG(0))))
+		return;
 	/* core dumps and accounting cannot wait: unacked, or refused */
 	vfsb_announce_data(ARG(0), VFSB_R_DATA_WRITE, 0, pos ? *pos : 0,
 			   (unsigned long)ARG(2), true, &req);
@@ -897,7 +913,7 @@ static void vfsb_on_shutdown(struct ftrace_regs *fregs)
 	struct super_block *sb = ARG(0);
 	struct vfsb_sb *vsb;
 
-	if (!atomic_read(&vfsb_nr_tracked))
+	if (!vfsb_sb_maybe_tracked(sb))
 		return;
 	rcu_read_lock();
 	vsb = vfsb_tracking_lookup_rcu(sb);

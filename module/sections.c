@@ -84,7 +84,7 @@ bool vfsb_section_begin(struct super_block *sb, struct vfsb_section *s,
 {
 	bool ok = false;
 
-	if (!atomic_read(&vfsb_nr_tracked) || !sb)
+	if (!vfsb_sb_maybe_tracked(sb))
 		return false;
 	rcu_read_lock();
 	s->vsb = vfsb_tracking_lookup_rcu(sb);
@@ -423,7 +423,7 @@ bool vfsb_task_ensure_cover(struct super_block *sb)
 	bool covered;
 	int ret;
 
-	if (!atomic_read(&vfsb_nr_tracked) || !sb)
+	if (!vfsb_sb_maybe_tracked(sb))
 		return false;
 	rcu_read_lock();
 	s.vsb = vfsb_tracking_lookup_rcu(sb);
@@ -453,7 +453,7 @@ bool vfsb_task_check_cover(struct super_block *sb)
 	struct vfsb_sb *vsb;
 	bool covered = false;
 
-	if (!atomic_read(&vfsb_nr_tracked) || !sb)
+	if (!vfsb_sb_maybe_tracked(sb))
 		return false;
 	rcu_read_lock();
 	vsb = vfsb_tracking_lookup_rcu(sb);

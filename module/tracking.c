@@ -26,6 +26,20 @@ static DEFINE_HASHTABLE(vfsb_sb_table, VFSB_SB_HASH_BITS);
 static DEFINE_MUTEX(vfsb_sb_mutex);	/* table writers */
 
 atomic_t vfsb_nr_tracked = ATOMIC_INIT(0);
+unsigned long vfsb_sb_filter;
+
+/* After a tracking left the table; under vfsb_sb_mutex. */
+static void vfsb_sb_filter_rebuild(void)
+{
+	struct vfsb_sb *vsb;
+	unsigned long bits = 0;
+	int bkt;
+
+	lockdep_assert_held(&vfsb_sb_mutex);
+	hash_for_each(vfsb_sb_table, bkt, vsb, hnode)
+		bits |= vfsb_sb_filter_bit(vsb->sb);
+	WRITE_ONCE(vfsb_sb_filter, bits);
+}
 
 struct vfsb_sb *vfsb_tracking_lookup_rcu(struct super_block *sb)
 {
@@ -125,6 +139,8 @@ struct vfsb_sb *vfsb_tracking_get_or_create(struct super_block *sb)
 	INIT_LIST_HEAD(&vsb->exp_waiting);
 	INIT_WORK(&vsb->free_work, vfsb_tracking_free_work);
 	__module_get(THIS_MODULE);
+	/* the bit first: hash_add_rcu() publishes with release order */
+	WRITE_ONCE(vfsb_sb_filter, vfsb_sb_filter | vfsb_sb_filter_bit(sb));
 	hash_add_rcu(vfsb_sb_table, &vsb->hnode, (unsigned long)sb);
 	atomic_inc(&vfsb_nr_tracked);
 out:
@@ -182,6 +198,7 @@ void vfsb_tracking_put(struct vfsb_sb *vsb)
 		return;
 	WRITE_ONCE(vsb->dead, true);
 	hash_del_rcu(&vsb->hnode);
+	vfsb_sb_filter_rebuild();
 	atomic_dec(&vfsb_nr_tracked);
 	mutex_unlock(&vfsb_sb_mutex);
 	call_rcu(&vsb->rcu, vfsb_tracking_rcu_cb);

@@ -7,6 +7,8 @@
 #define VFSB_TRACKING_H
 
 #include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/list.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
@@ -64,8 +66,29 @@ struct vfsb_sb {
 	struct work_struct free_work;
 };
 
-/* Trackings in the table: with none, hooks pay one load and return. */
+/* Trackings in the table (sysfs shows it). */
 extern atomic_t vfsb_nr_tracked;
+
+/*
+ * A bit per hash of each tracked superblock's address, so that a hook
+ * on a filesystem nobody watches returns after one load and a test,
+ * with no RCU section and no table walk. A set bit may be another
+ * superblock's (the table lookup decides); a clear bit is never one of
+ * a tracking in the table. Set before a tracking is hashed, cleared
+ * after it is unhashed: a hook that still finds it clear sees the
+ * table as it was before the watch, as if it had looked first.
+ */
+extern unsigned long vfsb_sb_filter;
+
+static inline unsigned long vfsb_sb_filter_bit(const struct super_block *sb)
+{
+	return BIT(hash_ptr(sb, ilog2(BITS_PER_LONG)));
+}
+
+static inline bool vfsb_sb_maybe_tracked(const struct super_block *sb)
+{
+	return sb && (READ_ONCE(vfsb_sb_filter) & vfsb_sb_filter_bit(sb));
+}
 
 struct vfsb_sb *vfsb_tracking_get_or_create(struct super_block *sb);
 struct vfsb_sb *vfsb_tracking_find_get(struct super_block *sb);
