@@ -46,15 +46,6 @@ struct vfsb_coalesce_ent {
 	u64 epoch;
 };
 
-/* What makes two data-write records say the same thing. */
-struct vfsb_data_key {
-	u64 ino;
-	u64 offset;
-	u64 length;
-	u32 dev;
-	u32 flags;
-};
-
 struct vfsb_rescan_note {
 	u32 dev;
 	u32 why;		/* VFSB_RESCAN_* */
@@ -78,8 +69,7 @@ struct vfsb_ring {
 	u32 flags;
 	u64 epoch;			/* coalescing: bumped by the owner's barriers */
 	u64 last_pos;			/* where the last stored record starts */
-	bool last_is_data;
-	struct vfsb_data_key last_data;	/* and, if a data write, what it said */
+	bool last_is_change;		/* and whether it is a CHANGE record */
 	struct vfsb_coalesce_ent *cset;
 	wait_queue_head_t *wq;
 };
@@ -193,6 +183,8 @@ static bool vfsb_ring_flush_notices(struct vfsb_ring *r, u32 need)
 	if (r->lost)
 		vfsb_ring_put_overflow(r);
 	vfsb_ring_put_rescans(r);
+	/* nothing merges into a record from before a notice */
+	r->last_is_change = false;
 	return true;
 }
 
@@ -276,40 +268,41 @@ static bool vfsb_ring_coalesced(struct vfsb_ring *r, const struct vfsb_ckey *key
 }
 
 /*
- * One data write can pass rw_verify_area() several times (sendfile:
- * do_sendfile, do_splice_direct, then vfs_iter_write; an io_uring write
- * retried from io-wq after -EAGAIN). A record saying exactly what the
- * previous one says is merged into it (not stored, no sequence number,
- * counted as merged) while that one is still unread: the reader's
- * barrier after reading it covers the repeat too, whose section began
- * before it was emitted. Called with r->lock held.
+ * A CHANGE record that says exactly what the previous one says, while
+ * that one is still unread, is merged into it (not stored, no sequence
+ * number, counted as merged): one data write can pass rw_verify_area()
+ * several times (sendfile: do_sendfile, do_splice_direct, then
+ * vfs_iter_write; an io_uring write retried from io-wq after -EAGAIN),
+ * and a task that changes one object over and over (a log appended at
+ * one offset, a file chmod()ed in a loop) says the same thing each
+ * time, as fanotify merges its unread events. The reader's barrier
+ * after reading the record covers the repeat too, whose section began
+ * before it was emitted. Everything but the sequence number, the time
+ * and the thread is compared: the writer's process, the handles and the
+ * name too (an io_uring write retried by an io-wq worker comes from
+ * another thread of the same process). Called with r->lock held.
  */
-static void vfsb_data_key(const struct vfsb_record *rec,
-			  struct vfsb_data_key *k)
-{
-	memset(k, 0, sizeof(*k));
-	k->dev = rec->dev;
-	k->ino = rec->ino;
-	k->offset = rec->offset;
-	k->length = rec->length;
-	k->flags = rec->flags;
-}
-
-static bool vfsb_is_data(const struct vfsb_record *rec)
-{
-	return rec->type == VFSB_REC_CHANGE &&
-	       rec->reasons == VFSB_R_DATA_WRITE;
-}
-
 static bool vfsb_ring_repeat(struct vfsb_ring *r, const struct vfsb_record *rec)
 {
-	struct vfsb_data_key k;
+	const size_t from = offsetof(struct vfsb_record, dev);
+	const size_t tid = offsetof(struct vfsb_record, tid);
+	const size_t after_tid = tid + sizeof(rec->tid);
+	u32 off = r->last_pos & (r->size - 1);
+	const char *last = r->buf + off, *new = (const char *)rec;
 
-	if (!vfsb_is_data(rec) || !r->last_is_data || r->head == r->last_pos ||
-	    r->tail > r->last_pos)
+	BUILD_BUG_ON(offsetof(struct vfsb_record, seq) != 8 ||
+		     offsetof(struct vfsb_record, time_ns) + 8 != from);
+	if (rec->type != VFSB_REC_CHANGE || !r->last_is_change ||
+	    r->head == r->last_pos || r->tail > r->last_pos)
 		return false;
-	vfsb_data_key(rec, &k);
-	return !memcmp(&k, &r->last_data, sizeof(k));
+	/* one that wraps around the end is not compared, only stored */
+	if (off + rec->size > r->size ||
+	    ((const struct vfsb_record *)last)->size != rec->size)
+		return false;
+	return !memcmp(last, new, 8) &&
+	       !memcmp(last + from, new + from, tid - from) &&
+	       !memcmp(last + after_tid, new + after_tid,
+		       rec->size - after_tid);
 }
 
 /*
@@ -344,9 +337,7 @@ enum vfsb_push vfsb_ring_push(struct vfsb_ring *r, struct vfsb_record *rec,
 	}
 	rec->seq = ++r->seq;
 	r->last_pos = r->head;
-	r->last_is_data = vfsb_is_data(rec);
-	if (r->last_is_data)
-		vfsb_data_key(rec, &r->last_data);
+	r->last_is_change = rec->type == VFSB_REC_CHANGE;
 	vfsb_ring_copy_in(r, rec, rec->size);
 out:
 	spin_unlock_irqrestore(&r->lock, flags);

@@ -341,6 +341,58 @@ TEST(default_ring_holds_fanotify_queue_depth)
 	umount2(DIR_R, MNT_DETACH);
 }
 
+/* Records of reasons about name in the batch. */
+static int count_named(struct rec_batch *b, __u32 reasons, const char *name)
+{
+	int i, n = 0;
+
+	for (i = 0; i < b->n; i++) {
+		struct vfsb_rec_item *it = vfsb_rec_item(b->rec[i],
+							 VFSB_ITEM_NAME);
+
+		if (b->rec[i]->type == VFSB_REC_CHANGE &&
+		    b->rec[i]->reasons == reasons && it &&
+		    it->len == strlen(name) &&
+		    !memcmp(vfsb_item_data(it), name, it->len))
+			n++;
+	}
+	return n;
+}
+
+/*
+ * A change that says exactly what the previous, still unread record
+ * says is merged into it, as fanotify merges its unread events; once
+ * read, or from another writer, it is a record of its own.
+ */
+TEST_F(rec, identical_unread_records_merge)
+{
+	pid_t pid;
+	int st;
+
+	ASSERT_EQ(0, touch(DIR_R "/m"));
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	ASSERT_EQ(0, chmod(DIR_R "/m", 0600));
+	ASSERT_EQ(0, chmod(DIR_R "/m", 0644));
+	ASSERT_EQ(0, chmod(DIR_R "/m", 0600));
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	EXPECT_EQ(1, count_named(&batch, VFSB_R_ATTRIB, "m"));
+	/* read: the next one is stored */
+	ASSERT_EQ(0, chmod(DIR_R "/m", 0644));
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	EXPECT_EQ(1, count_named(&batch, VFSB_R_ATTRIB, "m"));
+	/* another process: its pid differs, so does its record */
+	ASSERT_EQ(0, chmod(DIR_R "/m", 0600));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(chmod(DIR_R "/m", 0644) ? 1 : 0);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_EQ(0, st);
+	ASSERT_EQ(0, chmod(DIR_R "/m", 0600));
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	EXPECT_EQ(3, count_named(&batch, VFSB_R_ATTRIB, "m"));
+}
+
 /* A read that faults (-EFAULT) consumes nothing: the next read gets it. */
 TEST_F(rec, faulting_read_loses_nothing)
 {
