@@ -144,6 +144,29 @@ static struct vfsb_task_bucket {
 } vfsb_task_hash[1 << VFSB_TASK_HASH_BITS];
 
 static struct kmem_cache *vfsb_task_cache;
+
+/*
+ * One free entry kept per CPU: a watched write takes an entry for its
+ * first section and gives it back with its last, and the slab
+ * allocator zeroes every object it hands out on distribution kernels
+ * (init_on_alloc, Debian's default), most of a write's bookkeeping.
+ */
+static DEFINE_PER_CPU(struct vfsb_task *, vfsb_task_spare);
+
+static struct vfsb_task *vfsb_task_alloc(void)
+{
+	struct vfsb_task *t = this_cpu_xchg(vfsb_task_spare, NULL);
+
+	return t ?: kmem_cache_alloc(vfsb_task_cache,
+				     GFP_NOWAIT | __GFP_NOWARN);
+}
+
+static void vfsb_task_free(struct vfsb_task *t)
+{
+	if (this_cpu_cmpxchg(vfsb_task_spare, NULL, t))
+		kmem_cache_free(vfsb_task_cache, t);
+}
+
 static atomic_t vfsb_nr_tasks = ATOMIC_INIT(0);
 
 static struct vfsb_task_bucket *vfsb_task_bucket(void)
@@ -177,12 +200,8 @@ static struct vfsb_task *vfsb_task_get_or_add(void)
 		return t;
 	if (vfsb_fail_injected())
 		return NULL;
-	/*
-	 * Not zeroed: held[] (most of the entry) is written before it is
-	 * read, and the rest is set here; a write takes this path once per
-	 * operation, so the saved memset is most of the entry's cost.
-	 */
-	t = kmem_cache_alloc(vfsb_task_cache, GFP_NOWAIT | __GFP_NOWARN);
+	/* held[] is written before it is read; the rest is set here */
+	t = vfsb_task_alloc();
 	if (!t)
 		return NULL;
 	t->task = current;
@@ -208,7 +227,7 @@ static void vfsb_task_put(struct vfsb_task *t)
 	hlist_del(&t->node);
 	spin_unlock(&b->lock);
 	atomic_dec(&vfsb_nr_tasks);
-	kmem_cache_free(vfsb_task_cache, t);
+	vfsb_task_free(t);
 }
 
 /* Pushes s on this task's entry, which it returns (or an ERR_PTR). */
@@ -608,7 +627,16 @@ int vfsb_sections_init(void)
 /* Module exit: no section is left, so neither is any entry. */
 void vfsb_sections_exit(void)
 {
+	int cpu;
+
 	WARN_ON(atomic_read(&vfsb_nr_tasks) || atomic_read(&vfsb_nr_async));
+	for_each_possible_cpu(cpu) {
+		struct vfsb_task **spare = per_cpu_ptr(&vfsb_task_spare, cpu);
+
+		if (*spare)
+			kmem_cache_free(vfsb_task_cache, *spare);
+		*spare = NULL;
+	}
 	kmem_cache_destroy(vfsb_task_cache);
 	kmem_cache_destroy(vfsb_async_cache);
 }
