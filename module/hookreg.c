@@ -6,7 +6,7 @@
  * Every entry callback of the table shares one ftrace_ops, every
  * redirect another (both may move the call elsewhere: IPMODIFY; an
  * entry callback does so only in intent mode, see hooks.c), and the
- * few return probes are kretprobes: each registration patches kernel
+ * one return probe (AIO's) is a kretprobe: each registration patches kernel
  * text (text_poke with breakpoints and IPIs to every CPU), so the
  * whole table goes in and out in a handful of
  * patching rounds, not one per hooked function. The callbacks dispatch
@@ -27,6 +27,7 @@
 #include <linux/hash.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <uapi/linux/vfsbarrier.h>
 
 #include "hookreg.h"
@@ -281,6 +282,26 @@ static bool vfsb_traceable(unsigned long addr)
 	return !ret;
 }
 
+/*
+ * Where a wrapper may call the function whose ftrace call site is ip, or
+ * 0 when it may not. On IBT kernels the site follows the function's
+ * ENDBR64, and a function without one (sealed: the kernel never calls it
+ * through a pointer) would fault when called through one.
+ */
+static unsigned long vfsb_call_addr(unsigned long ip)
+{
+	const u8 endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	u8 insn[4];
+
+	if (!IS_ENABLED(CONFIG_X86_KERNEL_IBT))
+		return ip;
+	if (copy_from_kernel_nofault(insn, (void *)(ip - sizeof(insn)),
+				     sizeof(insn)) ||
+	    memcmp(insn, endbr64, sizeof(insn)))
+		return 0;
+	return ip - sizeof(insn);
+}
+
 /* The groups whose every hook this kernel has; -ENOENT: a required one lacks one. */
 static int vfsb_groups_present(const unsigned long *addr, u32 *present)
 {
@@ -295,7 +316,8 @@ static int vfsb_groups_present(const unsigned long *addr, u32 *present)
 		if (!h->symbol)
 			continue;
 		if (addr[i] && (h->type == VFSB_HOOK_RETPROBE ||
-				vfsb_traceable(addr[i])))
+				vfsb_traceable(addr[i])) &&
+		    (!h->call_addr || vfsb_call_addr(addr[i])))
 			continue;
 		missing |= h->cov;
 		if (h->optional) {
@@ -347,6 +369,9 @@ static int vfsb_ftgroup_register(struct vfsb_ftgroup *g,
 			continue;
 		ips[g->nr] = addr[i];
 		vfsb_live_add(g, addr[i], h);
+		/* read by the wrapper, which runs only once this is live */
+		if (h->call_addr)
+			WRITE_ONCE(*h->call_addr, vfsb_call_addr(addr[i]));
 	}
 	if (!g->nr) {
 		kfree(ips);

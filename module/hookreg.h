@@ -38,6 +38,13 @@ struct vfsb_hook {
 	/* REDIRECT: the wrapper to continue in, when redirect() says so */
 	bool (*redirect)(struct ftrace_regs *fregs);
 	unsigned long wrapper;
+	/*
+	 * REDIRECT of a function no module can link to: where to store its
+	 * address for the wrapper to call it by, set before the hook goes
+	 * live. Only for functions the kernel itself calls through
+	 * pointers, which keep their ENDBR on IBT kernels (checked).
+	 */
+	unsigned long *call_addr;
 	/* RETPROBE */
 	kretprobe_handler_t rp_entry;
 	kretprobe_handler_t rp_return;

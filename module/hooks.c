@@ -824,55 +824,59 @@ static ssize_t notrace vfsb_wrap_vfs_iocb_iter_write(struct file *file,
 }
 
 /*
- * io_uring and AIO submissions. The entry callback (it always runs: no
- * pool) opens the section and marks the task; the return probe only
- * reads the result, to know whether the completion will end the
- * section. The two may run in either order at entry: neither depends on
- * the other, and a return probe without an instance leaves the task
- * work to end it.
+ * io_uring submissions: io_write() (io_uring/rw.c, the same prototype
+ * in every target kernel; not exported, but called through io_uring's
+ * table of operations, so it keeps its ENDBR) is redirected, when its
+ * file is on a tracked filesystem, to a wrapper that calls it by the
+ * address hookreg.c found: the section opens before the call, and the
+ * wrapper sees the result, so a write that was not queued ends its
+ * section at once and a queued one at its completion. An io_uring
+ * write on a filesystem nobody watches pays one ftrace callback, not
+ * a return probe.
  */
-static void vfsb_on_io_write(struct ftrace_regs *fregs)
+typedef int (*vfsb_io_write_t)(struct io_kiocb *req, unsigned int flags);
+static unsigned long vfsb_io_write_addr;
+
+static int notrace vfsb_wrap_io_write(struct io_kiocb *req,
+				      unsigned int issue_flags)
+{
+	vfsb_io_write_t call = (vfsb_io_write_t)READ_ONCE(vfsb_io_write_addr);
+	const void *key = vfsb_io_uring_kiocb(req);
+	int ret;
+
+	vfsb_task_submit_begin(vfsb_file_sb(req->file), key, false);
+	ret = call(req, issue_flags);
+	vfsb_task_submit_end(key, ret == -EIOCBQUEUED);
+	return ret;
+}
+
+static bool vfsb_redirect_io_write(struct ftrace_regs *fregs)
 {
 	struct io_kiocb *req = ARG(0);
 
-	vfsb_task_submit_begin(vfsb_file_sb(req->file), vfsb_io_uring_kiocb(req));
+	return vfsb_tracked(vfsb_file_sb(req->file));
 }
 
+/*
+ * AIO submissions: aio_write() is static, called directly, so no
+ * wrapper can call it. The entry callback (it always runs: no pool)
+ * opens the section and marks the task; the return probe only reads
+ * the result, to know whether the completion will end the section. The
+ * two may run in either order at entry: neither depends on the other,
+ * and a return probe without an instance leaves the task work to end
+ * it.
+ */
 static void vfsb_on_aio_write(struct ftrace_regs *fregs)
 {
 	struct kiocb *kiocb = ARG(0);
 
-	vfsb_task_submit_begin(vfsb_file_sb(kiocb->ki_filp), kiocb);
+	vfsb_task_submit_begin(vfsb_file_sb(kiocb->ki_filp), kiocb, true);
 }
 
 /* The request's key, from entry to return. */
 struct vfsb_submit {
 	const void *key;
 };
-
-static int vfsb_rp_io_write_entry(struct kretprobe_instance *ri,
-				  struct pt_regs *regs)
-{
-	struct vfsb_submit *d = (void *)ri->data;
-
-	d->key = vfsb_io_uring_kiocb(RARG(0));
-	return 0;
-}
-
-/*
- * io_write() returns its ssize_t result through an int: only the low 32
- * bits of the return register are defined (-EIOCBQUEUED arrives
- * zero-extended).
- */
-static int vfsb_rp_io_write_return(struct kretprobe_instance *ri,
-				   struct pt_regs *regs)
-{
-	struct vfsb_submit *d = (void *)ri->data;
-
-	vfsb_task_submit_end(d->key,
-			     (int)regs_return_value(regs) == -EIOCBQUEUED);
-	return 0;
-}
 
 static int vfsb_rp_aio_write_entry(struct kretprobe_instance *ri,
 				   struct pt_regs *regs)
@@ -927,9 +931,11 @@ static void vfsb_on_shutdown(struct ftrace_regs *fregs)
 /*
  * The entry callbacks read their function's arguments by position: where
  * a declaration is visible, it must still say what they read (a kernel
- * that changes one fails the build here). io_write(), aio_write() and
- * do_page_mkwrite() are static to their files: checked by reading each
- * target's source (compat.h); their completions have the type every
+ * that changes one fails the build here). io_write() is declared only in
+ * io_uring's private rw.h (int (struct io_kiocb *, unsigned int) in 6.1,
+ * 6.12 and 7.3, the type its wrapper has and calls it by), aio_write()
+ * and do_page_mkwrite() are static to their files: checked by reading
+ * each target's source; their completions have the type every
  * ki_complete has.
  */
 #define VFSB_PROTO(fn, type) static_assert(__same_type(&(fn), type))
@@ -1029,9 +1035,8 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 		     vfsb_redirect_file0, VFSB_COV_FSCRYPT, .optional = true),
 
 	/* async: submission and completion, a group each */
-	ENTRY("io_write", vfsb_on_io_write, VFSB_COV_IO_URING,
-	      .optional = true),
-	RETPROBE(io_write, VFSB_COV_IO_URING, .optional = true),
+	REDIRECT(io_write, vfsb_redirect_io_write, VFSB_COV_IO_URING,
+		 .call_addr = &vfsb_io_write_addr, .optional = true),
 	CLOSER("io_complete_rw", vfsb_on_complete, VFSB_COV_IO_URING,
 	       .optional = true),
 	CLOSER("io_complete_rw_iopoll", vfsb_on_complete, VFSB_COV_IO_URING,

@@ -491,12 +491,14 @@ bool vfsb_task_check_cover(struct super_block *sb)
 /*
  * An async write is being submitted on sb; its completion calls back
  * with key. Its section is kept under key until completion, or until
- * the submission's return probe sees it was not queued; meanwhile the
- * task is marked as inside it (announcements are fenced, and not taken
- * for synchronous writes). If the return probe has no instance, the
- * task work ends it.
+ * vfsb_task_submit_end() sees it was not queued; meanwhile the task is
+ * marked as inside it (announcements are fenced, and not taken for
+ * synchronous writes). armed: the submission's end is seen by a return
+ * probe, which may have no instance; then the task work ends it. A
+ * wrapper always sees it, and needs none.
  */
-void vfsb_task_submit_begin(struct super_block *sb, const void *key)
+void vfsb_task_submit_begin(struct super_block *sb, const void *key,
+			    bool armed)
 {
 	struct vfsb_section s;
 	int ret;
@@ -505,7 +507,10 @@ void vfsb_task_submit_begin(struct super_block *sb, const void *key)
 		return;
 	ret = vfsb_async_track(key, &s, NULL);
 	if (!ret) {
-		ret = vfsb_task_push_armed(&s, VFSB_HOLD_SUBMIT, key);
+		ret = armed ?
+		      vfsb_task_push_armed(&s, VFSB_HOLD_SUBMIT, key) :
+		      PTR_ERR_OR_ZERO(vfsb_task_push(&s, VFSB_HOLD_SUBMIT,
+						     key));
 		if (ret && !vfsb_async_untrack(key, &s, NULL))
 			return;		/* completed meanwhile: ended */
 	}

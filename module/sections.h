@@ -42,7 +42,8 @@ void vfsb_task_end_syscall(void);
 bool vfsb_task_covers(const struct vfsb_sb *vsb);
 bool vfsb_task_ensure_cover(struct super_block *sb);
 bool vfsb_task_check_cover(struct super_block *sb);
-void vfsb_task_submit_begin(struct super_block *sb, const void *key);
+void vfsb_task_submit_begin(struct super_block *sb, const void *key,
+			    bool armed);
 void vfsb_task_submit_end(const void *key, bool queued);
 
 int vfsb_async_track(const void *key, const struct vfsb_section *s,
