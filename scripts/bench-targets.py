@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """Verdicts on the benchmark targets (issue 6) from a results.json.
 
-Usage: bench-targets.py RESULTS.json [ICOUNT.json [HOOKS.json]]   (markdown)
+Usage: bench-targets.py RESULTS.json [ICOUNT.json [HOOKS.json [ICOUNT.json...]]]
+(markdown)
 
 With the results of an icount boot (scripts/bench.sh: the per-op phase
 with the guest's clock counting executed instructions), also the hot
 path's targets (issue 14), judged on the icount figures, with the
 wall-clock ones beside them; with the hook counts of a VFSB_HOOK_STATS
-boot, what each hook callback costs.
+boot, what each hook callback costs; with the icount results of more
+kernels, their hot path tables too (icount only: the wall-clock boot
+ran the first kernel).
 
 Each ratio has a median over rounds and a best-run figure (fastest run
 over fastest baseline). A target is "met" when both are at or below it,
@@ -202,6 +205,11 @@ def main():
                    f"{lossless_verdict(v, f, vl.get('writer_bound') and fan.get('writer_bound'))}.")
     if ic:
         out.extend(icount_tables(d, ic, hk))
+    for more in sys.argv[4:]:
+        try:
+            out.extend(icount_tables({}, json.load(open(more))))
+        except (OSError, ValueError) as e:
+            out.append(f"\n{more}: not read ({e})")
     print("\n".join(out))
 
 

@@ -9,6 +9,9 @@
 # Usage: bench.sh [KVER]   Environment: what run-guest.sh takes;
 # VFSB_BENCH_ICOUNT=0 skips the icount boot. The icount boot runs only
 # when the per-operation phase is among VFSB_BENCH_ONLY (or it is unset).
+# VFSB_BENCH_ICOUNT_ALSO: more kernels (run-guest.sh's KIND) whose
+# per-operation phase is counted too, for the hot path's targets on
+# each (default 6.12; empty: none).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -34,10 +37,19 @@ eval "$(scripts/kernel.sh "$kver")"
 ko=$(VFSB_BUILD=$build/hookstats scripts/build-module.sh "$KREL" "$KDIR" VFSB_HOOK_STATS=y)
 VFSB_KO=$ko VFSB_BENCH_ONLY=hooks VFSB_COLLECT_DIR=bench-hooks \
 	scripts/run-guest.sh bench "$kver" || rc=$?
+more=
+for k in ${VFSB_BENCH_ICOUNT_ALSO-6.12}; do
+	echo "bench: the per-operation phase counted in instructions on $k"
+	VFSB_QEMU_ICOUNT=1 VFSB_BENCH_ONLY=overhead VFSB_COLLECT_DIR=bench-icount-$k \
+		VFSB_BENCH_REPS=${VFSB_ICOUNT_REPS:-3} VFSB_BENCH_RUN_MS=${VFSB_ICOUNT_RUN_MS:-100} \
+		scripts/run-guest.sh bench "$k" || rc=$?
+	more="$more $build/bench-icount-$k/results.json"
+done
 if [ -s "$build/bench/results.json" ] && [ -s "$build/bench-icount/results.json" ]; then
+	# shellcheck disable=SC2086 # one path per word
 	python3 scripts/bench-targets.py "$build/bench/results.json" \
 		"$build/bench-icount/results.json" "$build/bench-hooks/results.json" \
-		> "$build/bench/targets.md" || rc=1
+		$more > "$build/bench/targets.md" || rc=1
 	echo "===== targets (wall clock and icount) ====="
 	cat "$build/bench/targets.md"
 fi
