@@ -344,7 +344,7 @@ static void vfsb_on_drop_write_file(struct ftrace_regs *fregs)
 /* ---- namespace and attribute announcements ---- */
 
 /* create, mknod, symlink: (dir, dentry, ...) */
-static void vfsb_on_create(struct ftrace_regs *fregs)
+static noinline void vfsb_create_change(struct ftrace_regs *fregs)
 {
 	struct inode *dir = ARG(0);
 	struct dentry *dentry = ARG(1);
@@ -353,13 +353,11 @@ static void vfsb_on_create(struct ftrace_regs *fregs)
 		.reasons = VFSB_R_CREATE, .dir = dir, .name = &dentry->d_name,
 	};
 
-	if (!vfsb_sb_maybe_tracked(dir->i_sb))
-		return;
 	vfsb_announce_change(dir->i_sb, &ev, true, &req);
 	vfsb_settle_syscall(fregs, &req);
 }
 
-static void vfsb_on_mkdir(struct ftrace_regs *fregs)
+static noinline void vfsb_mkdir_change(struct ftrace_regs *fregs)
 {
 	struct inode *dir = ARG(0);
 	struct dentry *dentry = ARG(1);
@@ -369,14 +367,12 @@ static void vfsb_on_mkdir(struct ftrace_regs *fregs)
 		.name = &dentry->d_name,
 	};
 
-	if (!vfsb_sb_maybe_tracked(dir->i_sb))
-		return;
 	vfsb_announce_change(dir->i_sb, &ev, true, &req);
 	vfsb_settle_syscall(fregs, &req);
 }
 
 /* link: (old_dentry, dir, new_dentry) */
-static void vfsb_on_link(struct ftrace_regs *fregs)
+static noinline void vfsb_link_change(struct ftrace_regs *fregs)
 {
 	struct dentry *old = ARG(0);
 	struct inode *dir = ARG(1);
@@ -387,14 +383,12 @@ static void vfsb_on_link(struct ftrace_regs *fregs)
 		.inode = d_inode(old),
 	};
 
-	if (!vfsb_sb_maybe_tracked(dir->i_sb))
-		return;
 	vfsb_announce_change(dir->i_sb, &ev, true, &req);
 	vfsb_settle_syscall(fregs, &req);
 }
 
 /* unlink, rmdir: (dir, dentry) */
-static void vfsb_on_delete(struct ftrace_regs *fregs)
+static noinline void vfsb_delete_change(struct ftrace_regs *fregs)
 {
 	struct inode *dir = ARG(0);
 	struct dentry *dentry = ARG(1);
@@ -404,8 +398,6 @@ static void vfsb_on_delete(struct ftrace_regs *fregs)
 		.inode = d_inode(dentry),
 	};
 
-	if (!vfsb_sb_maybe_tracked(dir->i_sb))
-		return;
 	vfsb_announce_change(dir->i_sb, &ev, true, &req);
 	vfsb_settle_syscall(fregs, &req);
 }
@@ -414,7 +406,7 @@ static void vfsb_on_delete(struct ftrace_regs *fregs)
  * rename: (old_dir, old_dentry, new_dir, new_dentry, flags). Both
  * parents are locked, so both names are stable.
  */
-static void vfsb_on_rename(struct ftrace_regs *fregs)
+static noinline void vfsb_rename_change(struct ftrace_regs *fregs)
 {
 	struct dentry *old = ARG(1), *new = ARG(3);
 	unsigned int flags = (unsigned long)ARG(4);
@@ -423,8 +415,6 @@ static void vfsb_on_rename(struct ftrace_regs *fregs)
 	struct vfsb_intent_req req = { };
 	struct vfsb_event from, to;
 
-	if (!vfsb_sb_maybe_tracked(sb))
-		return;
 	from = (struct vfsb_event){
 		.reasons = VFSB_R_RENAME_FROM, .flags = xflag, .dir = ARG(0),
 		.name = &old->d_name, .inode = d_inode(old),
@@ -470,7 +460,7 @@ static void vfsb_on_rename(struct ftrace_regs *fregs)
 }
 
 /* setattr: (idmap, dentry, iattr) */
-static void vfsb_on_setattr(struct ftrace_regs *fregs)
+static noinline void vfsb_setattr_change(struct ftrace_regs *fregs)
 {
 	struct vfsb_intent_req req = { };
 
@@ -479,7 +469,7 @@ static void vfsb_on_setattr(struct ftrace_regs *fregs)
 }
 
 /* setxattr, removexattr: (idmap, dentry, name, ...) */
-static void vfsb_on_xattr(struct ftrace_regs *fregs)
+static noinline void vfsb_xattr_change(struct ftrace_regs *fregs)
 {
 	struct vfsb_intent_req req = { };
 
@@ -488,7 +478,7 @@ static void vfsb_on_xattr(struct ftrace_regs *fregs)
 }
 
 /* vfs_fileattr_set: (idmap, dentry, fa): chattr, FS_IOC_FSSETXATTR */
-static void vfsb_on_fileattr(struct ftrace_regs *fregs)
+static noinline void vfsb_fileattr_change(struct ftrace_regs *fregs)
 {
 	struct vfsb_intent_req req = { };
 
@@ -527,17 +517,13 @@ static void vfsb_on_acl(struct ftrace_regs *fregs)
  * submission's section; a section until the syscall returns would let
  * a barrier pass it.
  */
-static void vfsb_on_rw_verify(struct ftrace_regs *fregs)
+static noinline void vfsb_data_change(struct ftrace_regs *fregs)
 {
 	struct file *file = ARG(1);
 	const loff_t *ppos = ARG(2);
 	struct vfsb_intent_req req = { };
 	bool sync;
 
-	/* reads come here too: one compare and out */
-	if ((int)(unsigned long)ARG(0) != WRITE ||
-	    !vfsb_sb_maybe_tracked(vfsb_file_sb(file)))
-		return;
 	sync = !ppos || ppos == &file->f_pos || object_is_on_stack(ppos);
 	vfsb_announce_data(file, VFSB_R_DATA_WRITE, 0, ppos ? *ppos : 0,
 			   (unsigned long)ARG(3), sync, &req);
@@ -545,14 +531,17 @@ static void vfsb_on_rw_verify(struct ftrace_regs *fregs)
 }
 
 /* do_page_mkwrite(vmf, ...): a shared mapping's page made writable */
-static void vfsb_on_mkwrite(struct ftrace_regs *fregs)
+static struct file *vfsb_fault_file(struct vm_fault *vmf)
+{
+	return vmf->vma ? vmf->vma->vm_file : NULL;
+}
+
+static noinline void vfsb_mkwrite_change(struct ftrace_regs *fregs)
 {
 	struct vm_fault *vmf = ARG(0);
-	struct file *file = vmf->vma ? vmf->vma->vm_file : NULL;
+	struct file *file = vfsb_fault_file(vmf);
 	struct vfsb_intent_req req = { };
 
-	if (!file || !vfsb_sb_maybe_tracked(vfsb_file_sb(file)))
-		return;
 	vfsb_announce_data(file, VFSB_R_MMAP_WRITE, 0,
 			   (u64)vmf->pgoff << PAGE_SHIFT, PAGE_SIZE, true, &req);
 	switch (vfsb_intent_defer_fault(&req, vmf->flags & FAULT_FLAG_USER)) {
@@ -602,13 +591,11 @@ static ssize_t notrace vfsb_wrap_kernel_write(struct file *file,
  * caller's section (kernel_write()'s wrapper) or one until the dying
  * task's task work runs.
  */
-static void vfsb_on_kernel_write(struct ftrace_regs *fregs)
+static noinline void vfsb_kernel_write_change(struct ftrace_regs *fregs)
 {
 	const loff_t *pos = ARG(3);
 	struct vfsb_intent_req req = { };
 
-	if (!vfsb_sb_maybe_tracked(vfsb_file_sb(ARG(0))))
-		return;
 	/* core dumps and accounting cannot wait: unacked, or refused */
 	vfsb_announce_data(ARG(0), VFSB_R_DATA_WRITE, 0, pos ? *pos : 0,
 			   (unsigned long)ARG(2), true, &req);
@@ -926,6 +913,98 @@ static void vfsb_on_shutdown(struct ftrace_regs *fregs)
 		vfsb_tracking_shutdown(vsb);
 	}
 	rcu_read_unlock();
+}
+
+/*
+ * The announcing entry callbacks: the filesystem first. Every call of a
+ * hooked function on any filesystem comes here while the hooks are in;
+ * one that is certainly not tracked returns before the frame of the
+ * *_change() functions (an event, an intent request cleared with
+ * "rep stos", a stack canary) is built, which was a quarter of such a
+ * callback's cost.
+ */
+static struct super_block *vfsb_inode_sb(void *inode)
+{
+	return ((struct inode *)inode)->i_sb;
+}
+
+static struct super_block *vfsb_dentry_sb(void *dentry)
+{
+	return ((struct dentry *)dentry)->d_sb;
+}
+
+/* create, mknod, symlink, mkdir, unlink, rmdir, rename: (dir, ...) */
+static void vfsb_on_create(struct ftrace_regs *fregs)
+{
+	if (vfsb_sb_maybe_tracked(vfsb_inode_sb(ARG(0))))
+		vfsb_create_change(fregs);
+}
+
+static void vfsb_on_mkdir(struct ftrace_regs *fregs)
+{
+	if (vfsb_sb_maybe_tracked(vfsb_inode_sb(ARG(0))))
+		vfsb_mkdir_change(fregs);
+}
+
+/* link: (old_dentry, dir, new_dentry) */
+static void vfsb_on_link(struct ftrace_regs *fregs)
+{
+	if (vfsb_sb_maybe_tracked(vfsb_inode_sb(ARG(1))))
+		vfsb_link_change(fregs);
+}
+
+static void vfsb_on_delete(struct ftrace_regs *fregs)
+{
+	if (vfsb_sb_maybe_tracked(vfsb_inode_sb(ARG(0))))
+		vfsb_delete_change(fregs);
+}
+
+static void vfsb_on_rename(struct ftrace_regs *fregs)
+{
+	if (vfsb_sb_maybe_tracked(vfsb_inode_sb(ARG(0))))
+		vfsb_rename_change(fregs);
+}
+
+/* setattr, setxattr, removexattr, fileattr_set: (idmap, dentry, ...) */
+static void vfsb_on_setattr(struct ftrace_regs *fregs)
+{
+	if (vfsb_sb_maybe_tracked(vfsb_dentry_sb(ARG(1))))
+		vfsb_setattr_change(fregs);
+}
+
+static void vfsb_on_xattr(struct ftrace_regs *fregs)
+{
+	if (vfsb_sb_maybe_tracked(vfsb_dentry_sb(ARG(1))))
+		vfsb_xattr_change(fregs);
+}
+
+static void vfsb_on_fileattr(struct ftrace_regs *fregs)
+{
+	if (vfsb_sb_maybe_tracked(vfsb_dentry_sb(ARG(1))))
+		vfsb_fileattr_change(fregs);
+}
+
+/* rw_verify_area(read_write, file, ...): reads come here too */
+static void vfsb_on_rw_verify(struct ftrace_regs *fregs)
+{
+	if ((int)(unsigned long)ARG(0) == WRITE &&
+	    vfsb_sb_maybe_tracked(vfsb_file_sb(ARG(1))))
+		vfsb_data_change(fregs);
+}
+
+static void vfsb_on_mkwrite(struct ftrace_regs *fregs)
+{
+	struct file *file = vfsb_fault_file(ARG(0));
+
+	if (file && vfsb_sb_maybe_tracked(vfsb_file_sb(file)))
+		vfsb_mkwrite_change(fregs);
+}
+
+/* __kernel_write(file, ...) */
+static void vfsb_on_kernel_write(struct ftrace_regs *fregs)
+{
+	if (vfsb_sb_maybe_tracked(vfsb_file_sb(ARG(0))))
+		vfsb_kernel_write_change(fregs);
 }
 
 /*
