@@ -236,8 +236,6 @@ static void vfsb_announce_dentry(struct dentry *dentry, u32 reason,
 {
 	struct vfsb_event ev;
 
-	if (!vfsb_sb_maybe_tracked(dentry->d_sb))
-		return;
 	vfsb_dentry_event(&ev, dentry, reason, attr);
 	vfsb_announce_change(dentry->d_sb, &ev, true, req);
 }
