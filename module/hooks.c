@@ -65,6 +65,23 @@ static struct super_block *vfsb_file_sb(struct file *file)
 	return file ? file_inode(file)->i_sb : NULL;
 }
 
+/*
+ * The filesystem whose data a write to file changes: none unless it is
+ * a regular file. A FIFO's or a device node's inode lives on the
+ * filesystem, but writing to it changes no data there, and pipe_write()
+ * or a driver may sleep for as long as a reader pleases: bracketed, any
+ * user could hold every barrier of the filesystem. The kernel's freeze
+ * leaves them alone too (file_start_write() is a no-op for anything but
+ * a regular file, include/linux/fs.h in 6.1, 6.12 and 7.3). Their
+ * attribute changes (fchmod, setxattr) are the filesystem's and stay.
+ */
+static struct super_block *vfsb_data_sb(struct file *file)
+{
+	if (!file || !S_ISREG(file_inode(file)->i_mode))
+		return NULL;
+	return file_inode(file)->i_sb;
+}
+
 /* Whether sb is tracked: decides redirects. */
 static bool vfsb_tracked(struct super_block *sb)
 {
@@ -322,9 +339,15 @@ static bool vfsb_redirect_file0(struct ftrace_regs *fregs)
 	return vfsb_tracked(vfsb_file_sb(ARG(0)));
 }
 
-static bool vfsb_redirect_file2(struct ftrace_regs *fregs)
+/* data wrappers: the file written is argument 0, or 2 */
+static bool vfsb_redirect_data0(struct ftrace_regs *fregs)
 {
-	return vfsb_tracked(vfsb_file_sb(ARG(2)));
+	return vfsb_tracked(vfsb_data_sb(ARG(0)));
+}
+
+static bool vfsb_redirect_data2(struct ftrace_regs *fregs)
+{
+	return vfsb_tracked(vfsb_data_sb(ARG(2)));
 }
 
 static void vfsb_on_drop_write(struct ftrace_regs *fregs)
@@ -839,7 +862,7 @@ static bool vfsb_redirect_io_write(struct ftrace_regs *fregs)
 {
 	struct io_kiocb *req = ARG(0);
 
-	return vfsb_tracked(vfsb_file_sb(req->file));
+	return vfsb_tracked(vfsb_data_sb(req->file));
 }
 
 /*
@@ -855,7 +878,7 @@ static void vfsb_on_aio_write(struct ftrace_regs *fregs)
 {
 	struct kiocb *kiocb = ARG(0);
 
-	vfsb_task_submit_begin(vfsb_file_sb(kiocb->ki_filp), kiocb, true);
+	vfsb_task_submit_begin(vfsb_data_sb(kiocb->ki_filp), kiocb, true);
 }
 
 /* The request's key, from entry to return. */
@@ -986,7 +1009,7 @@ static void vfsb_on_fileattr(struct ftrace_regs *fregs)
 static void vfsb_on_rw_verify(struct ftrace_regs *fregs)
 {
 	if ((int)(unsigned long)ARG(0) == WRITE &&
-	    vfsb_sb_maybe_tracked(vfsb_file_sb(ARG(1))))
+	    vfsb_sb_maybe_tracked(vfsb_data_sb(ARG(1))))
 		vfsb_data_change(fregs);
 }
 
@@ -994,14 +1017,14 @@ static void vfsb_on_mkwrite(struct ftrace_regs *fregs)
 {
 	struct file *file = vfsb_fault_file(ARG(0));
 
-	if (file && vfsb_sb_maybe_tracked(vfsb_file_sb(file)))
+	if (vfsb_sb_maybe_tracked(vfsb_data_sb(file)))
 		vfsb_mkwrite_change(fregs);
 }
 
 /* __kernel_write(file, ...) */
 static void vfsb_on_kernel_write(struct ftrace_regs *fregs)
 {
-	if (vfsb_sb_maybe_tracked(vfsb_file_sb(ARG(0))))
+	if (vfsb_sb_maybe_tracked(vfsb_data_sb(ARG(0))))
 		vfsb_kernel_write_change(fregs);
 }
 
@@ -1095,14 +1118,14 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 
 	/* data */
 	ENTRY("rw_verify_area", vfsb_on_rw_verify, VFSB_COV_DATA),
-	REDIRECT(vfs_iter_write, vfsb_redirect_file0, VFSB_COV_DATA),
-	REDIRECT(vfs_fallocate, vfsb_redirect_file0, VFSB_COV_DATA),
-	REDIRECT(kernel_write, vfsb_redirect_file0, VFSB_COV_KERNEL_WRITE),
+	REDIRECT(vfs_iter_write, vfsb_redirect_data0, VFSB_COV_DATA),
+	REDIRECT(vfs_fallocate, vfsb_redirect_data0, VFSB_COV_DATA),
+	REDIRECT(kernel_write, vfsb_redirect_data0, VFSB_COV_KERNEL_WRITE),
 	ENTRY("__kernel_write", vfsb_on_kernel_write, VFSB_COV_KERNEL_WRITE),
-	REDIRECT(do_splice_direct, vfsb_redirect_file2, VFSB_COV_SPLICE),
-	REDIRECT(vfs_copy_file_range, vfsb_redirect_file2, VFSB_COV_SPLICE),
-	REDIRECT(vfs_clone_file_range, vfsb_redirect_file2, VFSB_COV_REMAP),
-	REDIRECT(vfs_dedupe_file_range_one, vfsb_redirect_file2,
+	REDIRECT(do_splice_direct, vfsb_redirect_data2, VFSB_COV_SPLICE),
+	REDIRECT(vfs_copy_file_range, vfsb_redirect_data2, VFSB_COV_SPLICE),
+	REDIRECT(vfs_clone_file_range, vfsb_redirect_data2, VFSB_COV_REMAP),
+	REDIRECT(vfs_dedupe_file_range_one, vfsb_redirect_data2,
 		 VFSB_COV_REMAP),
 	ENTRY("do_page_mkwrite", vfsb_on_mkwrite, VFSB_COV_MMAP,
 	      .optional = true),
@@ -1122,7 +1145,7 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 	RETPROBE(aio_write, VFSB_COV_AIO, .optional = true),
 	CLOSER("aio_complete_rw", vfsb_on_complete, VFSB_COV_AIO,
 	       .optional = true),
-	REDIRECT(vfs_iocb_iter_write, vfsb_redirect_file0, VFSB_COV_IOCB),
+	REDIRECT(vfs_iocb_iter_write, vfsb_redirect_data0, VFSB_COV_IOCB),
 };
 
 static_assert(ARRAY_SIZE(vfsb_hook_table) <= VFSB_HOOKS_MAX);
