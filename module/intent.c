@@ -28,6 +28,7 @@
  * VM_FAULT_SIGBUS) before they change anything.
  */
 #include <linux/compat.h>
+#include <linux/freezer.h>
 #include <linux/hash.h>
 #include <linux/module.h>
 #include <linux/sched.h>
@@ -262,6 +263,13 @@ out:
 	return ret;
 }
 
+/* A waiting change may go on: acked, or its subscriber is gone. */
+static bool vfsb_intent_done(struct vfsb_intent *in,
+			     const struct vfsb_intent_req *req)
+{
+	return READ_ONCE(in->acked) >= req->seq || READ_ONCE(in->dead);
+}
+
 static void vfsb_req_put(struct vfsb_intent_req *req)
 {
 	if (req->in)
@@ -315,22 +323,39 @@ enum vfsb_settle vfsb_intent_no_wait(struct vfsb_intent_req *req)
 /*
  * Waits for req's ack (sleeps; the caller holds no section). 0: go on;
  * -ETIMEDOUT or -ENOTCONN: fail the change (VFSB_SUB_FAIL_CLOSED, when
- * the caller can fail it); -EINTR: a fatal signal.
+ * the caller can fail it); -ERESTARTNOINTR: a user task got a signal,
+ * and its system call is to be restarted once the signal is dealt with
+ * (nothing was changed yet; the restarted call waits again); -EINTR: a
+ * kernel thread got a fatal signal.
+ *
+ * A user task's wait is interruptible and freezable: a wait that only a
+ * fatal signal could end would hold off SIGSTOP, ptrace stops, signal
+ * handlers, the cgroup freezer and suspend for as long as the ack takes
+ * (up to VFSB_INTENT_TIMEOUT_MAX). Kernel threads (nfsd, ksmbd) and
+ * io_uring's workers have no system call to restart; theirs ends only
+ * on a fatal signal.
  */
 int vfsb_intent_wait(struct vfsb_intent_req *req, bool can_fail)
 {
 	struct vfsb_intent *in = req->in;
-	long left;
+	/* io-wq workers too: a restart error must not reach a completion */
+	bool kthread = current->flags & (PF_KTHREAD | PF_IO_WORKER);
+	long tmo, left;
 	int ret = 0;
 
 	if (!in)
 		return 0;
-	left = wait_event_killable_timeout(in->wq,
-					   READ_ONCE(in->acked) >= req->seq ||
-					   READ_ONCE(in->dead),
-					   msecs_to_jiffies(in->timeout_ms));
+	tmo = msecs_to_jiffies(in->timeout_ms);
+	if (kthread)
+		left = wait_event_killable_timeout(in->wq,
+						   vfsb_intent_done(in, req),
+						   tmo);
+	else
+		left = wait_event_freezable_timeout(in->wq,
+						    vfsb_intent_done(in, req),
+						    tmo);
 	if (left < 0)
-		ret = -EINTR;
+		ret = kthread ? -EINTR : -ERESTARTNOINTR;
 	else if (READ_ONCE(in->acked) >= req->seq)
 		ret = 0;
 	else if (READ_ONCE(in->dead))
@@ -363,8 +388,11 @@ static void vfsb_intent_tw_fn(struct callback_head *cb)
 	 */
 	vfsb_task_end_syscall();
 	err = vfsb_intent_wait(&tw->req, tw->syscall);
-	/* fail-closed: the call returns the error instead of restarting */
-	if (tw->syscall && err && err != -EINTR &&
+	/*
+	 * fail-closed: the call returns the error instead of restarting; a
+	 * signal leaves it to be restarted once the signal is dealt with
+	 */
+	if (tw->syscall && err && err != -EINTR && err != -ERESTARTNOINTR &&
 	    syscall_get_error(current, regs) == -ERESTARTNOINTR)
 		syscall_set_return_value(current, regs, err, 0);
 	kfree(tw);

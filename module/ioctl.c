@@ -346,6 +346,9 @@ static long vfsb_ioc_subscribe(struct vfsb_client *c, void *arg)
 	    ((sub->flags & (VFSB_SUB_FAIL_CLOSED | VFSB_SUB_REFUSE_UNWAITED)) ||
 	     sub->intent_timeout_ms))
 		return -EINVAL;
+	/* a writer waits that long at most: bounded, like the wait itself */
+	if (sub->intent_timeout_ms > VFSB_INTENT_TIMEOUT_MAX)
+		return -EINVAL;
 	return vfsb_subscribe(c, sub, &sub->journal_id);
 }
 

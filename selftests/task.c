@@ -16,13 +16,13 @@ int drop_to_nobody(void)
 	return 0;
 }
 
-/* Waits until the stat file at path says S or D (about 10 s at most). */
-static int wait_stat_sleeping(const char *path)
+/* Waits until the stat file at path says one of states (ms at most). */
+static int wait_stat_state(const char *path, const char *states, int ms)
 {
 	char buf[256], *p;
 	int i;
 
-	for (i = 0; i < 10000; i++) {
+	for (i = 0; i < ms; i++) {
 		FILE *f = fopen(path, "r");
 
 		if (!f)
@@ -30,11 +30,24 @@ static int wait_stat_sleeping(const char *path)
 		/* the state follows the command name, which may hold ") " */
 		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
 		fclose(f);
-		if (p && (p[2] == 'S' || p[2] == 'D'))
+		if (p && p[1] == ' ' && p[2] && strchr(states, p[2]))
 			return 0;
 		usleep(1000);
 	}
 	return -1;
+}
+
+static int wait_stat_sleeping(const char *path)
+{
+	return wait_stat_state(path, "SD", 10000);
+}
+
+int wait_proc_state(pid_t pid, const char *states, int ms)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	return wait_stat_state(path, states, ms);
 }
 
 int wait_sleeping(pid_t tid)

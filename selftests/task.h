@@ -17,5 +17,10 @@ int drop_to_nobody(void);
 int wait_sleeping(pid_t tid);
 /* The same for another process (its main thread). */
 int wait_proc_sleeping(pid_t pid);
+/*
+ * Waits until process pid is in one of states (letters of /proc's stat,
+ * e.g. "tT" for stopped), about ms milliseconds at most: 0 or -1.
+ */
+int wait_proc_state(pid_t pid, const char *states, int ms);
 
 #endif /* TASK_H */

@@ -943,4 +943,156 @@ TEST(checkpoint_waits_for_a_change_in_flight)
 	umount2(DIR_T, MNT_DETACH);
 }
 
+/*
+ * Whether a cgroup v2 freezer can be had: the hierarchy at /sys/fs/cgroup
+ * (mounted here if nothing is) with a fresh group; 0, or -errno.
+ */
+static int freezer_group(const char *grp)
+{
+	struct stat st;
+
+	if (stat("/sys/fs/cgroup/cgroup.procs", &st)) {
+		mkdir("/sys/fs/cgroup", 0755);
+		if (mount("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, NULL))
+			return -errno;
+	}
+	if (mkdir(grp, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int put_int(const char *path, long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ld\n", v);
+	return put_file(path, buf);
+}
+
+/* Whether cgroup.events of grp says "frozen 1", within about ms. */
+static bool group_frozen(const char *grp, int ms)
+{
+	char path[256], buf[256];
+	int i;
+
+	snprintf(path, sizeof(path), "%s/cgroup.events", grp);
+	for (i = 0; i < ms / 10; i++) {
+		FILE *f = fopen(path, "r");
+		bool frozen = false;
+
+		if (!f)
+			return false;
+		while (fgets(buf, sizeof(buf), f))
+			if (!strcmp(buf, "frozen 1\n"))
+				frozen = true;
+		fclose(f);
+		if (frozen)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/*
+ * A writer waiting for its ack still stops on SIGSTOP at once (its wait
+ * is interrupted; the call is restarted after SIGCONT and waits again),
+ * and lands once acked. The intent timeout is a minute: only an
+ * interruptible wait stops within the 5 s allowed.
+ */
+TEST(waiting_writer_stops_on_sigstop)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	struct child ch;
+	int dev, res;
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, child_start(&ch, op_mkdir, DIR_T "/d/x"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	ASSERT_EQ(0, kill(ch.pid, SIGSTOP));
+	EXPECT_EQ(0, wait_proc_state(ch.pid, "tT", 5000));
+	ASSERT_EQ(0, kill(ch.pid, SIGCONT));
+	EXPECT_FALSE(exists(DIR_T "/d/x"));
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	EXPECT_TRUE(exists(DIR_T "/d/x"));
+	child_end(&ch);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/* The same for a wait in place, in a wrapper (fallocate). */
+TEST(wrapper_wait_stops_on_sigstop)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	struct child ch;
+	struct stat st;
+	int dev, res;
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, child_start(&ch, op_fallocate, DIR_T "/d/f"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	ASSERT_EQ(0, kill(ch.pid, SIGSTOP));
+	EXPECT_EQ(0, wait_proc_state(ch.pid, "tT", 5000));
+	ASSERT_EQ(0, kill(ch.pid, SIGCONT));
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	child_end(&ch);
+	ASSERT_EQ(0, stat(DIR_T "/d/f", &st));
+	EXPECT_EQ(8192, st.st_size);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/* The cgroup v2 freezer freezes a waiting writer at once too. */
+TEST(waiting_writer_freezes)
+{
+	const char *grp = "/sys/fs/cgroup/vfsb-freeze";
+	char path[256];
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	struct child ch;
+	int dev, res, ret;
+
+	ret = freezer_group(grp);
+	if (ret)
+		SKIP(return, "no cgroup v2 freezer: %s", strerror(-ret));
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, child_start(&ch, op_mkdir, DIR_T "/d/x"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	snprintf(path, sizeof(path), "%s/cgroup.procs", grp);
+	ASSERT_EQ(0, put_int(path, ch.pid));
+	snprintf(path, sizeof(path), "%s/cgroup.freeze", grp);
+	ASSERT_EQ(0, put_int(path, 1));
+	EXPECT_TRUE(group_frozen(grp, 5000));
+	ASSERT_EQ(0, put_int(path, 0));
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	EXPECT_TRUE(exists(DIR_T "/d/x"));
+	child_end(&ch);
+	rmdir(grp);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/* An intent timeout above VFSB_INTENT_TIMEOUT_MAX is refused. */
+TEST(intent_timeout_is_capped)
+{
+	int dev = vfsb_open(), dev2 = vfsb_open();
+
+	ASSERT_LE(0, dev);
+	ASSERT_LE(0, dev2);
+	EXPECT_EQ(-EINVAL, vfsb_subscribe_intent(dev, 0, 0,
+						 VFSB_INTENT_TIMEOUT_MAX + 1,
+						 NULL));
+	EXPECT_EQ(0, vfsb_subscribe_intent(dev2, 0, 0,
+					   VFSB_INTENT_TIMEOUT_MAX, NULL));
+	close(dev2);
+	close(dev);
+}
+
 TEST_HARNESS_MAIN

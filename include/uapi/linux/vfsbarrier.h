@@ -290,8 +290,11 @@ struct vfsb_subscribe {
  * the write go on, the directory counts as acked for the rest of the
  * epoch and the filesystem gets a RESCAN record (VFSB_RESCAN_INTENT);
  * VFSB_SUB_FAIL_CLOSED fails the system call instead, with ETIMEDOUT
- * (no ack in time) or ENOTCONN (the subscriber closed). A fatal signal
- * ends a wait at once. The subscriber's own process never waits. One
+ * (no ack in time) or ENOTCONN (the subscriber closed). A signal ends a
+ * user task's wait at once (it is freezable too): the system call is
+ * restarted once the signal is dealt with, and waits again; a kernel
+ * thread's wait ends on a fatal signal only. intent_timeout_ms is at most
+ * VFSB_INTENT_TIMEOUT_MAX. The subscriber's own process never waits. One
  * intent subscriber per filesystem (WATCH: -EBUSY).
  */
 #define VFSB_SUB_INTENT		(1U << 1)
@@ -300,6 +303,7 @@ struct vfsb_subscribe {
 #define VFSB_SUB_FLAGS		(VFSB_SUB_COALESCE | VFSB_SUB_INTENT | \
 				 VFSB_SUB_FAIL_CLOSED | VFSB_SUB_REFUSE_UNWAITED)
 #define VFSB_INTENT_TIMEOUT	10000	/* ms */
+#define VFSB_INTENT_TIMEOUT_MAX	600000	/* ms: larger is EINVAL */
 
 /* Reasons, in the spirit of NTFS USN reasons. */
 #define VFSB_R_CREATE		(1U << 0)	/* create, mkdir, mknod, symlink */
