@@ -24,6 +24,7 @@
  * not patch the kernel each time.
  */
 
+#include <linux/delay.h>
 #include <linux/hash.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -598,15 +599,35 @@ void vfsb_hookreg_peek(u32 *live, u32 *state)
 	*live = *state == VFSB_HOOKS_OFF ? 0 : READ_ONCE(vfsb_cov_live);
 }
 
+DEFINE_PER_CPU(long, vfsb_wrappers_in);
+
+static long vfsb_wrappers_sum(void)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(vfsb_wrappers_in, cpu);
+	return sum;
+}
+
 /*
  * Module exit: no tracking is left, so no section either; take the
  * hooks out now. A task may still be in the last instructions of a
  * wrapper or of task work of ours (after the section it ended, which
  * let the module go): wait until every task has passed a voluntary
- * context switch or user mode, which none does inside that code.
+ * context switch or user mode, which none does inside that code but a
+ * wrapper's call of the function it stands in for. Those are counted:
+ * once the hooks are out and every task that was between a redirect and
+ * its wrapper's count has passed such a switch, the count only falls;
+ * at zero, the same wait again lets the last ones return from the
+ * wrapper. (A wrapper that sleeps for its ack holds a module reference
+ * besides, so that unload is refused meanwhile rather than waiting.)
  */
 void vfsb_hookreg_exit(void)
 {
+	bool told = false;
+
 	cancel_delayed_work_sync(&vfsb_hooks_idle);
 	WARN_ON(vfsb_hooks_users);
 	mutex_lock(&vfsb_hooks_mutex);
@@ -616,6 +637,14 @@ void vfsb_hookreg_exit(void)
 	}
 	vfsb_hooks_live = false;
 	mutex_unlock(&vfsb_hooks_mutex);
+	synchronize_rcu_tasks();
+	while (vfsb_wrappers_sum() > 0) {
+		if (!told)
+			pr_info("waiting for %ld calls inside wrappers to return\n",
+				vfsb_wrappers_sum());
+		told = true;
+		msleep(20);
+	}
 	synchronize_rcu_tasks();
 	if (atomic_long_read(&vfsb_recursion_skips))
 		pr_info("%ld hook calls skipped as recursive\n",

@@ -61,4 +61,24 @@ void vfsb_hookreg_coverage(u32 *live, u32 *known, u32 *state);
 void vfsb_hookreg_peek(u32 *live, u32 *state);
 void vfsb_hookreg_exit(void);
 
+/*
+ * Tasks inside a wrapper (hooks.c). A wrapper may sleep in the function
+ * it calls (on a frozen filesystem, a full disk, a lock) or for its ack,
+ * holding no section, where synchronize_rcu_tasks() takes a sleeping
+ * task as quiescent: the module's exit waits until none is left. A
+ * count per CPU: a task may leave on another CPU than it entered on, so
+ * only the sum means anything.
+ */
+DECLARE_PER_CPU(long, vfsb_wrappers_in);
+
+static __always_inline void vfsb_wrapper_enter(void)
+{
+	this_cpu_inc(vfsb_wrappers_in);
+}
+
+static __always_inline void vfsb_wrapper_exit(void)
+{
+	this_cpu_dec(vfsb_wrappers_in);
+}
+
 #endif /* VFSB_HOOKREG_H */

@@ -106,6 +106,7 @@ struct vfsb_call {
 	struct vfsb_section s;
 	bool on;
 	bool marked;
+	bool pinned;		/* holds a module reference */
 };
 
 static void vfsb_call_begin(struct vfsb_call *c, struct super_block *sb)
@@ -124,6 +125,26 @@ static void vfsb_call_end(struct vfsb_call *c)
 	if (c->marked)
 		vfsb_task_unmark(c->s.vsb);
 	vfsb_section_end(&c->s);
+}
+
+/*
+ * A wrapper's whole call, from vfsb_call_start() (or a successful
+ * vfsb_call_announce()) to vfsb_call_finish(): counted as inside a
+ * wrapper (hookreg.h), for the module's exit.
+ */
+static void vfsb_call_start(struct vfsb_call *c, struct super_block *sb)
+{
+	vfsb_wrapper_enter();
+	c->pinned = false;
+	vfsb_call_begin(c, sb);
+}
+
+static void vfsb_call_finish(struct vfsb_call *c)
+{
+	vfsb_call_end(c);
+	if (c->pinned)
+		module_put(THIS_MODULE);
+	vfsb_wrapper_exit();
 }
 
 /* ---- announcing ---- */
@@ -261,7 +282,15 @@ static void vfsb_announce_dentry(struct dentry *dentry, u32 reason,
  * A wrapper's call (it may sleep): its section opens and its change is
  * announced. In intent mode, when the change must wait for its ack, the
  * section ends, the wrapper waits and announces again. 0: the section
- * is open; else the error to fail the call with, no section held.
+ * is open, and vfsb_call_finish() ends the call; else the error to fail
+ * the call with, no section held, the call ended.
+ *
+ * A wrapper that has waited holds a module reference until it finishes:
+ * the wait may outlast the subscriber and the watch (a timeout), and so
+ * may the call after it (a frozen filesystem), with nothing else that
+ * keeps the module; unload is refused meanwhile. Taken while the
+ * announcement's section still holds the tracking, and with it the
+ * module.
  */
 static int vfsb_call_announce(struct vfsb_call *c, struct super_block *sb,
 			      const struct vfsb_event *ev)
@@ -269,16 +298,23 @@ static int vfsb_call_announce(struct vfsb_call *c, struct super_block *sb,
 	struct vfsb_intent_req req;
 	int err;
 
+	vfsb_call_start(c, sb);
 	for (;;) {
 		memset(&req, 0, sizeof(req));
-		vfsb_call_begin(c, sb);
 		vfsb_announce_change(sb, ev, true, &req);
 		if (!req.in)
 			return 0;
+		if (!c->pinned)
+			__module_get(THIS_MODULE);
+		c->pinned = true;
 		vfsb_call_end(c);
 		err = vfsb_intent_wait(&req, true);
-		if (err)
+		if (err) {
+			c->on = false;
+			vfsb_call_finish(c);
 			return err;
+		}
+		vfsb_call_begin(c, sb);
 	}
 }
 
@@ -310,20 +346,27 @@ static void vfsb_release_access(struct super_block *sb)
 static typeof(mnt_want_write) vfsb_wrap_mnt_want_write;
 static int notrace vfsb_wrap_mnt_want_write(struct vfsmount *mnt)
 {
-	int ret = mnt_want_write(mnt);
+	int ret;
 
+	/* it sleeps while the filesystem is frozen */
+	vfsb_wrapper_enter();
+	ret = mnt_want_write(mnt);
 	if (!ret)
 		vfsb_hold_access(mnt->mnt_sb);
+	vfsb_wrapper_exit();
 	return ret;
 }
 
 static typeof(mnt_want_write_file) vfsb_wrap_mnt_want_write_file;
 static int notrace vfsb_wrap_mnt_want_write_file(struct file *file)
 {
-	int ret = mnt_want_write_file(file);
+	int ret;
 
+	vfsb_wrapper_enter();
+	ret = mnt_want_write_file(file);
 	if (!ret)
 		vfsb_hold_access(vfsb_file_sb(file));
+	vfsb_wrapper_exit();
 	return ret;
 }
 
@@ -585,9 +628,9 @@ static ssize_t notrace vfsb_wrap_vfs_iter_write(struct file *file,
 	struct vfsb_call c;
 	ssize_t ret;
 
-	vfsb_call_begin(&c, vfsb_file_sb(file));
+	vfsb_call_start(&c, vfsb_file_sb(file));
 	ret = vfs_iter_write(file, iter, ppos, flags);
-	vfsb_call_end(&c);
+	vfsb_call_finish(&c);
 	return ret;
 }
 
@@ -599,9 +642,9 @@ static ssize_t notrace vfsb_wrap_kernel_write(struct file *file,
 	struct vfsb_call c;
 	ssize_t ret;
 
-	vfsb_call_begin(&c, vfsb_file_sb(file));
+	vfsb_call_start(&c, vfsb_file_sb(file));
 	ret = kernel_write(file, buf, count, pos);
-	vfsb_call_end(&c);
+	vfsb_call_finish(&c);
 	return ret;
 }
 
@@ -645,7 +688,7 @@ static int notrace vfsb_wrap_vfs_fallocate(struct file *file, int mode,
 	if (ret)
 		return ret;
 	ret = vfs_fallocate(file, mode, offset, len);
-	vfsb_call_end(&c);
+	vfsb_call_finish(&c);
 	return ret;
 }
 
@@ -659,9 +702,9 @@ static ssize_t notrace vfsb_wrap_vfs_copy_file_range(struct file *in,
 	struct vfsb_call c;
 	ssize_t ret;
 
-	vfsb_call_begin(&c, vfsb_file_sb(out));
+	vfsb_call_start(&c, vfsb_file_sb(out));
 	ret = vfs_copy_file_range(in, pos_in, out, pos_out, len, flags);
-	vfsb_call_end(&c);
+	vfsb_call_finish(&c);
 	return ret;
 }
 
@@ -673,9 +716,9 @@ vfsb_wrap_do_splice_direct(struct file *in, loff_t *ppos, struct file *out,
 	vfsb_splice_direct_ret ret;
 	struct vfsb_call c;
 
-	vfsb_call_begin(&c, vfsb_file_sb(out));
+	vfsb_call_start(&c, vfsb_file_sb(out));
 	ret = do_splice_direct(in, ppos, out, opos, len, flags);
-	vfsb_call_end(&c);
+	vfsb_call_finish(&c);
 	return ret;
 }
 
@@ -704,7 +747,7 @@ static loff_t notrace vfsb_wrap_vfs_clone_file_range(struct file *in,
 	if (err)
 		return err;
 	ret = vfs_clone_file_range(in, pos_in, out, pos_out, len, remap_flags);
-	vfsb_call_end(&c);
+	vfsb_call_finish(&c);
 	return ret;
 }
 
@@ -722,7 +765,7 @@ vfsb_wrap_vfs_dedupe_file_range_one(struct file *src, loff_t src_pos,
 		return err;
 	ret = vfs_dedupe_file_range_one(src, src_pos, dst, dst_pos, len,
 					remap_flags);
-	vfsb_call_end(&c);
+	vfsb_call_finish(&c);
 	return ret;
 }
 
@@ -746,7 +789,7 @@ static int notrace vfsb_wrap_fsverity_ioctl_enable(struct file *file,
 	if (ret)
 		return ret;
 	ret = fsverity_ioctl_enable(file, arg);
-	vfsb_call_end(&c);
+	vfsb_call_finish(&c);
 	return ret;
 }
 
@@ -760,7 +803,7 @@ static int notrace vfsb_wrap_fscrypt_ioctl_set_policy(struct file *file,
 	if (ret)
 		return ret;
 	ret = fscrypt_ioctl_set_policy(file, arg);
-	vfsb_call_end(&c);
+	vfsb_call_finish(&c);
 	return ret;
 }
 
@@ -807,16 +850,18 @@ static ssize_t notrace vfsb_wrap_vfs_iocb_iter_write(struct file *file,
 	if (is_sync_kiocb(iocb) || !vfsb_section_begin(sb, &s, true)) {
 		struct vfsb_call c;
 
-		vfsb_call_begin(&c, sb);
+		vfsb_call_start(&c, sb);
 		ret = vfs_iocb_iter_write(file, iocb, iter);
-		vfsb_call_end(&c);
+		vfsb_call_finish(&c);
 		return ret;
 	}
+	vfsb_wrapper_enter();
 	err = vfsb_async_track(iocb, &s, orig);
 	if (err) {
 		vfsb_section_missed(s.vsb, VFSB_RESCAN_NO_MEMORY);
 		vfsb_section_end(&s);
-		return vfs_iocb_iter_write(file, iocb, iter);
+		ret = vfs_iocb_iter_write(file, iocb, iter);
+		goto out;
 	}
 	marked = !vfsb_task_hold(&s, VFSB_HOLD_MARK);
 	WRITE_ONCE(iocb->ki_complete, vfsb_iocb_complete);
@@ -828,6 +873,8 @@ static ssize_t notrace vfsb_wrap_vfs_iocb_iter_write(struct file *file,
 		WRITE_ONCE(iocb->ki_complete, orig);
 		vfsb_section_end(&s);
 	}
+out:
+	vfsb_wrapper_exit();
 	return ret;
 }
 
@@ -852,9 +899,12 @@ static int notrace vfsb_wrap_io_write(struct io_kiocb *req,
 	const void *key = vfsb_io_uring_kiocb(req);
 	int ret;
 
+	/* an io-wq worker's blocking attempt sleeps in it */
+	vfsb_wrapper_enter();
 	vfsb_task_submit_begin(vfsb_file_sb(req->file), key, false);
 	ret = call(req, issue_flags);
 	vfsb_task_submit_end(key, ret == -EIOCBQUEUED);
+	vfsb_wrapper_exit();
 	return ret;
 }
 

@@ -384,9 +384,13 @@ static void vfsb_intent_tw_fn(struct callback_head *cb)
 
 	/*
 	 * The failed call's sections end first: a checkpoint must not wait
-	 * for a writer that waits for the checkpointing subscriber.
+	 * for a writer that waits for the checkpointing subscriber. The
+	 * task work that would have ended them may still be queued: a
+	 * second reference keeps the module for it, which it drops.
 	 */
-	vfsb_task_end_syscall();
+	__module_get(THIS_MODULE);
+	if (!vfsb_task_end_syscall())
+		module_put(THIS_MODULE);
 	err = vfsb_intent_wait(&tw->req, tw->syscall);
 	/*
 	 * fail-closed: the call returns the error instead of restarting; a

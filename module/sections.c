@@ -134,6 +134,7 @@ struct vfsb_task {
 	/* below: touched by the owning task only */
 	unsigned int nr;
 	bool work_queued;
+	bool work_puts_module;	/* the work drops a module reference */
 	struct callback_head work;
 	struct vfsb_held held[VFSB_TASK_HELD];
 };
@@ -207,6 +208,7 @@ static struct vfsb_task *vfsb_task_get_or_add(void)
 	t->task = current;
 	t->nr = 0;
 	t->work_queued = false;
+	t->work_puts_module = false;
 	b = vfsb_task_bucket();
 	spin_lock(&b->lock);
 	hlist_add_head(&t->node, &b->head);
@@ -361,23 +363,38 @@ static void vfsb_task_end_held(struct vfsb_task *t)
 static void vfsb_task_work_fn(struct callback_head *work)
 {
 	struct vfsb_task *t = container_of(work, struct vfsb_task, work);
+	bool put = t->work_puts_module;
 
 	t->work_queued = false;
+	t->work_puts_module = false;
 	vfsb_task_end_held(t);
 	vfsb_task_put(t);
+	/* the last thing it does in this module (see below) */
+	if (put)
+		module_put(THIS_MODULE);
 }
 
 /*
  * The sections that end at the return to user space end now: task work
  * that is about to sleep there (intent.c) runs before ours, and must not
  * keep a barrier waiting meanwhile. Our task work then finds nothing.
+ *
+ * The caller holds a module reference, and hands it over when this
+ * returns true: our task work is still queued, behind the caller's and
+ * maybe behind others that sleep (an fput's release), so something must
+ * keep the module until it has run; it drops the reference itself.
  */
-void vfsb_task_end_syscall(void)
+bool vfsb_task_end_syscall(void)
 {
 	struct vfsb_task *t = vfsb_task_find();
 
-	if (t)
-		vfsb_task_end_held(t);
+	if (!t)
+		return false;
+	vfsb_task_end_held(t);
+	if (!t->work_queued || t->work_puts_module)
+		return false;
+	t->work_puts_module = true;
+	return true;
 }
 
 static int vfsb_task_arm_work(struct vfsb_task *t)

@@ -38,7 +38,7 @@ int vfsb_task_hold(const struct vfsb_section *s, enum vfsb_hold kind);
 bool vfsb_task_release(struct super_block *sb, enum vfsb_hold kind,
 		       struct vfsb_section *s);
 void vfsb_task_unmark(const struct vfsb_sb *vsb);
-void vfsb_task_end_syscall(void);
+bool vfsb_task_end_syscall(void);
 bool vfsb_task_covers(const struct vfsb_sb *vsb);
 bool vfsb_task_ensure_cover(struct super_block *sb);
 bool vfsb_task_check_cover(struct super_block *sb);

@@ -26,6 +26,7 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -34,6 +35,7 @@
 #include "vfsb.h"
 #include "aio.h"
 #include "hold_calls.h"
+#include "modparam.h"
 #include "rec_batch.h"
 #include "task.h"
 #include "testfs.h"
@@ -1093,6 +1095,134 @@ TEST(intent_timeout_is_capped)
 					   VFSB_INTENT_TIMEOUT_MAX, NULL));
 	close(dev2);
 	close(dev);
+}
+
+/*
+ * No task is inside the module's text, asleep or running, once unload
+ * returns. A fallocate waits for its ack in place, in its wrapper; the
+ * filesystem is unwatched and frozen; the wait times out (fail-open),
+ * and the wrapper goes on into vfs_fallocate(), which sleeps on the
+ * freeze. The subscriber closes: no tracking, no section is left, and
+ * yet the wrapper will return into its own code after the thaw. So the
+ * module must refuse to unload until it has. Last: it unloads the
+ * module, and loads it again.
+ */
+TEST(unload_waits_for_a_writer_asleep_in_a_wrapper)
+{
+	union rec u;
+	struct child ch;
+	int dev, res, fd, ret;
+
+	ret = mount_ext4(DIR_E);
+	if (ret == -ENODEV)
+		SKIP(return, "no scratch disk");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, mkdir(DIR_E "/d", 0755));
+	ASSERT_EQ(0, put_file(DIR_E "/d/f", ""));
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_subscribe_intent(dev, 0, 0, 2000, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_E));
+	ASSERT_EQ(0, child_start(&ch, op_fallocate, DIR_E "/d/f"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	ASSERT_EQ(0, vfsb_unwatch_path(dev, DIR_E));
+	fd = open(DIR_E, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, FIFREEZE, 0));
+	/* timed out (2 s), now in sb_start_write(): uninterruptible */
+	EXPECT_EQ(0, wait_proc_state(ch.pid, "D", 20000));
+	close(dev);
+
+	EXPECT_EQ(-EAGAIN, vfsb_module_unload());
+	EXPECT_TRUE(vfsb_module_loaded());
+	ASSERT_EQ(0, ioctl(fd, FITHAW, 0));
+	close(fd);
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	child_end(&ch);
+	/* once the writer is out, nothing holds the module */
+	EXPECT_EQ(0, vfsb_module_wait_refcnt(0, 10000));
+	if (vfsb_module_loaded())
+		EXPECT_EQ(0, vfsb_module_unload());
+	EXPECT_EQ(0, vfsb_module_load());
+	umount2(DIR_E, MNT_DETACH);
+}
+
+/*
+ * Whether the kernel's log has a line with what in it, within about ms;
+ * false as soon as the module is gone.
+ */
+static bool kernel_said(const char *what, int ms)
+{
+	static char buf[1 << 20];
+	int i, n;
+
+	for (i = 0; i < ms / 10; i++) {
+		n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, sizeof(buf) - 1);
+		if (n > 0) {
+			buf[n] = 0;
+			if (strstr(buf, what))
+				return true;
+		}
+		if (!vfsb_module_loaded())
+			return false;
+		usleep(10000);
+	}
+	return false;
+}
+
+static int op_unload(const char *path, int ctl, int res)
+{
+	return vfsb_module_unload();
+}
+
+/*
+ * The same without intent mode, where nothing but the count of calls
+ * inside wrappers knows: a mkdir sleeps on a frozen filesystem in
+ * mnt_want_write(), inside its wrapper; the watch and the device go
+ * away, so the module holds no reference; unload must then wait for
+ * the mkdir to come back out, not free the code it sleeps in.
+ */
+TEST(unload_waits_for_a_call_asleep_in_a_wrapper)
+{
+	struct child ch, un;
+	int dev, res, fd, ret;
+
+	ret = mount_ext4(DIR_E);
+	if (ret == -ENODEV)
+		SKIP(return, "no scratch disk");
+	ASSERT_EQ(0, ret);
+	dev = vfsb_open();
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_E));
+	fd = open(DIR_E, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, FIFREEZE, 0));
+	ASSERT_EQ(0, child_start(&ch, op_mkdir, DIR_E "/x"));
+	/* asleep in sb_start_write(), called from the wrapper */
+	ASSERT_EQ(0, wait_proc_state(ch.pid, "D", 10000));
+	ASSERT_EQ(0, vfsb_unwatch_path(dev, DIR_E));
+	/* the hooks out too: nothing of ftrace's own waits for the mkdir */
+	ASSERT_EQ(0, wait_hooks_off(dev));
+	close(dev);
+	EXPECT_EQ(0, vfsb_module_wait_refcnt(0, 10000));
+
+	ASSERT_EQ(0, child_start(&un, op_unload, NULL));
+	/* the unload waits in the module's exit, and says so */
+	EXPECT_TRUE(kernel_said("calls inside wrappers to return", 20000));
+	EXPECT_TRUE(vfsb_module_loaded());
+	EXPECT_EQ(1, child_result(&un, 0, &res));
+	ASSERT_EQ(0, ioctl(fd, FITHAW, 0));
+	close(fd);
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	ASSERT_EQ(0, child_result(&un, 10000, &res));
+	EXPECT_EQ(0, res);
+	child_end(&un);
+	child_end(&ch);
+	EXPECT_FALSE(vfsb_module_loaded());
+	EXPECT_EQ(0, vfsb_module_load());
+	umount2(DIR_E, MNT_DETACH);
 }
 
 TEST_HARNESS_MAIN
