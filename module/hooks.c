@@ -591,6 +591,21 @@ static noinline void vfsb_data_change(struct ftrace_regs *fregs)
 	sync = !ppos || ppos == &file->f_pos || object_is_on_stack(ppos);
 	vfsb_announce_data(file, VFSB_R_DATA_WRITE, 0, ppos ? *ppos : 0,
 			   (unsigned long)ARG(3), sync, &req);
+	if (!req.in)
+		return;
+	/*
+	 * An async write restarts only as the submission its system call
+	 * made (the kiocb whose ki_pos this is): a failed nested one, as
+	 * overlayfs submits for its upper file, is completed by AIO with
+	 * -EINTR, never restarted (aio_rw_done(), fs/aio.c). It cannot
+	 * wait.
+	 */
+	if (!sync &&
+	    !vfsb_task_submitting(container_of(ppos, struct kiocb, ki_pos))) {
+		if (vfsb_intent_no_wait(&req) == VFSB_SETTLE_REFUSE)
+			vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_refuse);
+		return;
+	}
 	vfsb_settle_call(fregs, &req, !sync);
 }
 

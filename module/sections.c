@@ -332,6 +332,24 @@ bool vfsb_task_covers(const struct vfsb_sb *vsb)
 }
 
 /*
+ * Whether this task is submitting the async write behind key itself
+ * (io_submit(), io_uring): not a write nested in another one's
+ * submission, like overlayfs' write of its upper file.
+ */
+bool vfsb_task_submitting(const void *key)
+{
+	struct vfsb_task *t = vfsb_task_find();
+	unsigned int i;
+
+	if (!t)
+		return false;
+	for (i = 0; i < t->nr; i++)
+		if (t->held[i].kind == VFSB_HOLD_SUBMIT && t->held[i].key == key)
+			return true;
+	return false;
+}
+
+/*
  * Return to user space (or task exit; io-wq workers before their next
  * item): the sections of the syscall end. A submission still marked here
  * had no return probe instance: whether its write was queued is not

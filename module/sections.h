@@ -40,6 +40,7 @@ bool vfsb_task_release(struct super_block *sb, enum vfsb_hold kind,
 void vfsb_task_unmark(const struct vfsb_sb *vsb);
 bool vfsb_task_end_syscall(void);
 bool vfsb_task_covers(const struct vfsb_sb *vsb);
+bool vfsb_task_submitting(const void *key);
 bool vfsb_task_ensure_cover(struct super_block *sb);
 bool vfsb_task_check_cover(struct super_block *sb);
 void vfsb_task_submit_begin(struct super_block *sb, const void *key,

@@ -1097,6 +1097,61 @@ TEST(intent_timeout_is_capped)
 	close(dev);
 }
 
+#define DIR_LO	"/tmp/in-lo"
+#define DIR_UP	"/tmp/in-up"
+#define DIR_OV	"/tmp/in-ov"
+
+/*
+ * An AIO write through overlayfs, whose upper layer is watched: the
+ * upper file's write is nested in the overlay's (ovl_write_iter() ->
+ * vfs_iocb_iter_write()), so failing it cannot restart io_submit(): AIO
+ * completes a restart error as -EINTR, and the data is never written.
+ * Only the submission the system call made itself may restart; a nested
+ * one cannot wait, and goes on by the subscriber's policy (fail-open:
+ * unacked, with a RESCAN record).
+ */
+TEST(nested_aio_write_through_overlayfs_lands)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	struct child ch;
+	char buf[16] = { 0 };
+	int dev, res, fd;
+
+	ASSERT_EQ(0, mount_tmpfs(DIR_LO));
+	ASSERT_EQ(0, mount_tmpfs(DIR_UP));
+	ASSERT_EQ(0, mkdir(DIR_UP "/upper", 0755));
+	ASSERT_EQ(0, mkdir(DIR_UP "/work", 0755));
+	mkdir(DIR_OV, 0755);
+	ASSERT_EQ(0, mount("overlay", DIR_OV, "overlay", 0,
+			   "lowerdir=" DIR_LO ",upperdir=" DIR_UP
+			   "/upper,workdir=" DIR_UP "/work"));
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_subscribe_intent(dev, 0, 0, LONG_MS, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_UP));
+	/* the subscriber's own changes: no wait */
+	ASSERT_EQ(0, mkdir(DIR_OV "/nd", 0755));
+	ASSERT_EQ(0, put_file(DIR_OV "/nd/f", "hello"));
+
+	ASSERT_EQ(0, child_start(&ch, op_aio_write, DIR_OV "/nd/f"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	EXPECT_EQ(VFSB_R_DATA_WRITE, r->reasons);
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	child_end(&ch);
+	fd = open(DIR_OV "/nd/f", O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(10, read(fd, buf, sizeof(buf)));
+	close(fd);
+	EXPECT_STREQ("helloWORLD", buf);
+	close(dev);
+	umount2(DIR_OV, MNT_DETACH);
+	umount2(DIR_UP, MNT_DETACH);
+	umount2(DIR_LO, MNT_DETACH);
+}
+
 /*
  * No task is inside the module's text, asleep or running, once unload
  * returns. A fallocate waits for its ack in place, in its wrapper; the
