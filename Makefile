@@ -10,7 +10,7 @@ KVER ?=
 # The build directory; scripts/*.sh honour VFSB_BUILD the same way.
 BUILD := $(if $(VFSB_BUILD),$(VFSB_BUILD),$(CURDIR)/build)
 
-.PHONY: all deps module lib selftests tools lint check check-matrix demo \
+.PHONY: all deps module lib selftests tools lint check check-host check-matrix demo \
 	bench stress crashtest clean dkms-install dkms-uninstall install \
 	uninstall deb deb-check
 
@@ -35,6 +35,12 @@ tools: lib
 
 lint:
 	@KVER=$(KVER) scripts/lint.sh
+
+# The tools' tests that need no module and no guest (make check runs
+# them too): tools/tests/run-host-tests.sh.
+check-host: tools
+	$(MAKE) -s -C tools BUILD=$(BUILD) host-tests
+	@VFSB_BUILD=$(BUILD) tools/tests/run-host-tests.sh
 
 # Lint first: a change that is not clean does not get tested. Then the
 # suite and a short crash test (scripts/check.sh).

@@ -1,7 +1,8 @@
 #!/bin/sh
-# make check after lint: the selftest suite in a guest on one kernel,
-# then a short run of the crash test (scripts/crashtest.sh) on it, and
-# the closing line summed over both.
+# make check after lint: the tools' host tests (no module, no guest:
+# tools/tests/run-host-tests.sh), the selftest suite in a guest on one
+# kernel, then a short run of the crash test (scripts/crashtest.sh) on
+# it, and the closing line summed over all three.
 # Usage: scripts/check.sh [KVER]   Environment: VFSB_CHECK_CRASHES
 # (crash test cycles, default 2; 0 leaves it out), and what
 # run-guest.sh and crashtest.sh take.
@@ -14,12 +15,19 @@ logs=$build/check
 mkdir -p "$logs"
 crashes=${VFSB_CHECK_CRASHES:-2}
 
+echo "check: host tests"
+{ make -s -C tools BUILD="$build" host-tests &&
+	VFSB_BUILD=$build tools/tests/run-host-tests.sh; } >"$logs/host.log" 2>&1
+rc_host=$?
+grep -E '^not ok|^[0-9]+ passed' "$logs/host.log"
+
 scripts/run-guest.sh check "$kver" >"$logs/suite.log" 2>&1 &
 pid=$!
 tail -f --pid=$pid "$logs/suite.log" 2>/dev/null
 wait $pid
 rc_suite=$?
-set -- "check: suite" "$rc_suite" "$logs/suite.log"
+set -- "check: host tests" "$rc_host" "$logs/host.log" \
+	"check: suite" "$rc_suite" "$logs/suite.log"
 if [ "$crashes" -gt 0 ]; then
 	echo "check: crash test, $crashes crashes"
 	VFSB_CRASH_CYCLES=$crashes scripts/crashtest.sh "${kver:-6.1}" >"$logs/crash.log" 2>&1

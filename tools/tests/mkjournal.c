@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vbj-mkjournal DIR: for the host tests, a journal made as vbjournald
+ * makes it (store.c's vbj_open(), so its schema), with journal id
+ * 00000000000000aa, then the SQL read on stdin run on it. No module
+ * needed. Exit: 0, or 1 after saying what failed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+
+int main(int argc, char **argv)
+{
+	static char sql[1 << 20];
+	struct vbj_store s;
+	size_t n;
+	int ret;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: vbj-mkjournal DIR < SQL\n");
+		return 2;
+	}
+	ret = vbj_open(&s, argv[1], true);
+	if (ret) {
+		fprintf(stderr, "vbj-mkjournal: %s: %s\n", argv[1], strerror(-ret));
+		return 1;
+	}
+	n = fread(sql, 1, sizeof(sql) - 1, stdin);
+	if (ferror(stdin) || n == sizeof(sql) - 1) {
+		fprintf(stderr, "vbj-mkjournal: reading the SQL failed\n");
+		return 1;
+	}
+	sql[n] = 0;
+	ret = vbj_exec(&s, "UPDATE meta SET value = '00000000000000aa' "
+		       "WHERE key = 'journal_id'");
+	if (!ret)
+		ret = vbj_exec(&s, sql);
+	vbj_close(&s);
+	return ret ? 1 : 0;
+}
