@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "jw.h"
 #include "store.h"
 
@@ -264,9 +265,9 @@ static int cmd_follow(struct vbj_store *s, const char *since,
 		}
 		to = vbj_last_closed(s);
 		while (from < to) {
-			if (print_changes(s, from, from + 1, under, json))
+			if (print_changes(s, from, from + 1, under, json) ||
+			    cli_flush_stdout())
 				return 1;
-			fflush(stdout);
 			from++;
 		}
 		nanosleep(&ts, NULL);
@@ -489,6 +490,7 @@ int main(int argc, char **argv)
 	const char *cmd;
 	int i = 1, ret;
 
+	atexit(cli_close_stdout);
 	if (i + 1 < argc && !strcmp(argv[i], "--journal")) {
 		journal = argv[i + 1];
 		i += 2;

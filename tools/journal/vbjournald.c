@@ -32,6 +32,7 @@
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 
+#include "cli.h"
 #include "store.h"
 #include "vfsb.h"
 
@@ -777,6 +778,7 @@ int main(int argc, char **argv)
 	uint64_t next;
 	int c, ret;
 
+	atexit(cli_close_stdout);
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':

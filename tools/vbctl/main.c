@@ -5,9 +5,11 @@
  */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "vbctl.h"
 
 static const struct command {
@@ -76,6 +78,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int ret;
 
+	atexit(cli_close_stdout);
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? VB_USAGE : VB_OK;

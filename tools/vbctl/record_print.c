@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/sysmacros.h>
 
+#include "cli.h"
 #include "vfsb.h"
 #include "jw.h"
 #include "vbctl.h"
@@ -196,6 +197,6 @@ int print_record(struct vfsb_record *r, bool json, const struct rec_fs *fs,
 	if (json)
 		ret = jw_close(&j);
 	else
-		fflush(stdout);
+		ret = cli_flush_stdout();
 	return ret;
 }

@@ -121,10 +121,12 @@ static int print_all(char *buf, size_t len, const struct stream_opts *o,
 {
 	struct vfsb_record *r;
 	size_t off;
+	int err;
 
 	for (off = 0; *left && (r = vfsb_rec_at(buf, len, off)); off += r->size) {
-		if (print_record(r, o->json, fs, nfs)) {
-			vb_err("stream: writing: %s", strerror(errno));
+		err = print_record(r, o->json, fs, nfs);
+		if (err) {
+			vb_err("stream: writing: %s", strerror(-err));
 			return VB_FAILED;
 		}
 		if (*left > 0)

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the command-line tools (vbctl, vbjournal, vbjournald) share
+ * beyond the device: checked output at exit (closeout.c). One
+ * implementation each, so that the tools agree.
+ */
+#ifndef VFSB_CLI_H
+#define VFSB_CLI_H
+
+/*
+ * An atexit() handler: flushes and closes stdout, then stderr. When a
+ * write to stdout failed (now or earlier: ferror) it says "PROG: write
+ * error" (and why, when known) on stderr and the exit status becomes 1,
+ * so that no tool exits 0 with its answer lost (a full disk, a closed
+ * descriptor). A reader that went away (EPIPE, with SIGPIPE ignored)
+ * is not an error, as in util-linux's close_stdout().
+ */
+void cli_close_stdout(void);
+/* fflush(stdout) for output that goes on (follow, stream): 0, or -errno
+   (remembered for cli_close_stdout()'s message). */
+int cli_flush_stdout(void);
+
+#endif /* VFSB_CLI_H */
