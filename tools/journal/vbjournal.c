@@ -29,12 +29,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "jw.h"
@@ -57,6 +59,117 @@ static void usage(void)
 		"       vbjournal [--journal DIR] changes --consumer NAME "
 		"[--under PATH] [--json]\n");
 	exit(2);
+}
+
+/*
+ * --under's path as the journal stores paths (the daemon resolves them
+ * from handles: absolute, symlinks resolved, no "." or "..", no
+ * trailing slash), into out (PATH_MAX). What exists is resolved by
+ * realpath(); the rest of it, a directory since deleted that the
+ * journal may still name, is appended ("." dropped, ".." taken off).
+ * The existing part's path in *exists. 0, or -errno of what failed.
+ */
+static int canonical_path(const char *arg, char *out, char *exists)
+{
+	char abs[PATH_MAX], head[PATH_MAX], *slash, *rest, *comp, *save;
+	size_t len;
+
+	if (arg[0] == '/') {
+		if (snprintf(abs, sizeof(abs), "%s", arg) >= (int)sizeof(abs))
+			return -ENAMETOOLONG;
+	} else {
+		if (!getcwd(head, sizeof(head)))
+			return -errno;
+		if (snprintf(abs, sizeof(abs), "%s/%s", head, arg) >=
+		    (int)sizeof(abs))
+			return -ENAMETOOLONG;
+	}
+	/* the longest leading part that exists */
+	snprintf(head, sizeof(head), "%s", abs);
+	rest = NULL;
+	while (!realpath(head, out)) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			return -errno;
+		slash = strrchr(head, '/');
+		if (!slash)
+			return -ENOENT;
+		/* abs keeps the rest after the same offset */
+		rest = abs + (slash - head) + 1;
+		if (slash == head)
+			slash[1] = 0;
+		else
+			*slash = 0;
+	}
+	snprintf(exists, PATH_MAX, "%s", out);
+	for (comp = rest ? strtok_r(rest, "/", &save) : NULL; comp;
+	     comp = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(comp, "."))
+			continue;
+		len = strlen(out);
+		if (!strcmp(comp, "..")) {
+			slash = strrchr(out, '/');
+			if (slash == out)
+				out[1] = 0;
+			else if (slash)
+				*slash = 0;
+			continue;
+		}
+		if (snprintf(out + len, PATH_MAX - len, "%s%s",
+			     len > 1 ? "/" : "", comp) >= (int)(PATH_MAX - len))
+			return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+/* Whether path is dir or under it (both canonical). */
+static bool path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (!strcmp(dir, "/"))
+		return true;
+	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
+}
+
+/*
+ * Whether the canonical path (whose existing part is exists) is inside
+ * a filesystem the journal keeps, or holds one: on the device of one's
+ * --fs path, under that path, or above it. *names: those paths, for
+ * the message. 1 yes, 0 no, -EIO.
+ */
+static int under_journaled(struct vbj_store *s, const char *path,
+			   const char *exists, char *names, size_t sz)
+{
+	struct stat ps, ms;
+	sqlite3_stmt *st;
+	bool have_dev = !stat(exists, &ps);
+	int ret = 0, rc;
+	size_t n = 0;
+
+	names[0] = 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT mount FROM filesystems ORDER BY fs",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *m = (const char *)sqlite3_column_text(st, 0);
+		char canon[PATH_MAX];
+
+		if (!m)
+			continue;
+		if (!realpath(m, canon))
+			snprintf(canon, sizeof(canon), "%s", m);
+		if (path_within(path, canon) || path_within(canon, path) ||
+		    (have_dev && !stat(canon, &ms) && ms.st_dev == ps.st_dev))
+			ret = 1;
+		if (n < sz)
+			n += snprintf(names + n, sz - n, "%s%s", n ? ", " : "", m);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return -EIO;
+	if (!names[0])
+		snprintf(names, sz, "none");
+	return ret;
 }
 
 static void print_cursor(struct vbj_store *s, int64_t epoch)
@@ -484,7 +597,7 @@ int main(int argc, char **argv)
 {
 	const char *journal = DEFAULT_JOURNAL, *since = NULL, *under = NULL;
 	const char *consumer = NULL, *arg1 = NULL, *arg2 = NULL;
-	char since_buf[64];
+	char since_buf[64], under_buf[PATH_MAX], exists[PATH_MAX];
 	struct vbj_store s;
 	bool json = false;
 	const char *cmd;
@@ -514,12 +627,37 @@ int main(int argc, char **argv)
 		else
 			usage();
 	}
-	if (under && under[0] != '/')
-		usage();
 	ret = vbj_open(&s, journal, false);
 	if (ret) {
 		fprintf(stderr, "vbjournal: %s: %s\n", journal, strerror(-ret));
 		return 1;
+	}
+	if (under) {
+		char names[512];
+
+		ret = canonical_path(under, under_buf, exists);
+		if (ret) {
+			fprintf(stderr, "vbjournal: --under %s: %s\n", under,
+				strerror(-ret));
+			vbj_close(&s);
+			return 2;
+		}
+		ret = under_journaled(&s, under_buf, exists, names,
+				      sizeof(names));
+		if (ret <= 0) {
+			if (ret < 0)
+				fprintf(stderr, "vbjournal: %s: reading its "
+					"filesystems: %s\n", journal,
+					sqlite3_errmsg(s.db));
+			else
+				fprintf(stderr, "vbjournal: --under %s: not inside "
+					"a journaled filesystem (the journal "
+					"keeps: %s)\n", under, names);
+			vbj_close(&s);
+			return ret < 0 ? 1 : 2;
+		}
+		/* everything: no range to keep */
+		under = strcmp(under_buf, "/") ? under_buf : NULL;
 	}
 	if (consumer && !since) {
 		int64_t e;

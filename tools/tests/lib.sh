@@ -8,6 +8,9 @@
 set -u
 : "${VBJ_BIN:?VBJ_BIN: the directory of vbctl, vbjournal, vbjournald}"
 : "${VBJ_HELPERS:?VBJ_HELPERS: the directory of vbj-mkjournal}"
+# absolute: tests change directories
+VBJ_BIN=$(cd "$VBJ_BIN" && pwd) || exit 1
+VBJ_HELPERS=$(cd "$VBJ_HELPERS" && pwd) || exit 1
 T=$(mktemp -d "${TMPDIR:-/tmp}/vbj-test.XXXXXX") || exit 1
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T"' EXIT
 t_name="" t_bad=""
