@@ -171,6 +171,21 @@ bool jw_strn(struct jw *j, const char *key, const char *s, size_t len)
 	return put_string(j->f, s, len);
 }
 
+void jw_bytes(struct jw *j, const char *key, const char *s, size_t len)
+{
+	char hkey[64];
+	size_t i;
+
+	if (jw_strn(j, key, s, len) || !key)
+		return;
+	snprintf(hkey, sizeof(hkey), "%s_hex", key);
+	sep(j, hkey);
+	fputc('"', j->f);
+	for (i = 0; i < len; i++)
+		fprintf(j->f, "%02x", (unsigned char)s[i]);
+	fputc('"', j->f);
+}
+
 void jw_null(struct jw *j, const char *key)
 {
 	sep(j, key);

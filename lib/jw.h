@@ -45,6 +45,13 @@ void jw_str(struct jw *j, const char *key, const char *s);
 /* len bytes of s, which may hold any byte; returns false when some were
    not UTF-8 (and were written as U+FFFD). */
 bool jw_strn(struct jw *j, const char *key, const char *s, size_t len);
+/*
+ * A name that may hold any byte (a path): key, the string (lossy when
+ * it is not UTF-8), and then key_hex, every byte in hex, only when it
+ * is not: a consumer takes key_hex when present, key otherwise. In an
+ * array (key NULL) only the lossy string.
+ */
+void jw_bytes(struct jw *j, const char *key, const char *s, size_t len);
 void jw_null(struct jw *j, const char *key);
 void jw_bool(struct jw *j, const char *key, bool v);
 

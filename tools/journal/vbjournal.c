@@ -256,6 +256,7 @@ static int print_dirs(struct vbj_store *s, const char *table,
 	}
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *path = (const char *)sqlite3_column_text(st, 0);
+		int pl = sqlite3_column_bytes(st, 0);
 		char h[520];
 		int hl = sqlite3_column_bytes(st, 2);
 
@@ -263,12 +264,14 @@ static int print_dirs(struct vbj_store *s, const char *table,
 		if (j) {
 			jw_obj(j, NULL);
 			if (path && path[0])
-				jw_str(j, "path", path);
+				jw_bytes(j, "path", path, pl);
 			jw_int(j, "fs", sqlite3_column_int64(st, 1));
 			jw_str(j, "handle", h);
 			jw_end(j);
 		} else if (path && path[0]) {
-			printf("%s %s\n", label, path);
+			printf("%s ", label);
+			cli_escape(stdout, path, pl);
+			putchar('\n');
 		} else {
 			printf("%s ? fs=%" PRId64 " handle=%s\n", label,
 			       (int64_t)sqlite3_column_int64(st, 1), h);
@@ -320,15 +323,18 @@ static int print_changes(struct vbj_store *s, int64_t from, int64_t to,
 		const char *scope = (const char *)sqlite3_column_text(st, 0);
 		const char *reason = (const char *)sqlite3_column_text(st, 1);
 		const char *path = (const char *)sqlite3_column_text(st, 2);
+		int pl = sqlite3_column_bytes(st, 2);
 
 		if (json) {
 			jw_obj(&j, NULL);
 			jw_str(&j, "scope", scope);
 			jw_str(&j, "reason", reason);
-			jw_str(&j, "path", path);
+			jw_bytes(&j, "path", path, pl);
 			jw_end(&j);
 		} else {
-			printf("rescan %s %s (%s)\n", scope, path, reason);
+			printf("rescan %s ", scope);
+			cli_escape(stdout, path, pl);
+			printf(" (%s)\n", reason);
 		}
 	}
 	sqlite3_finalize(st);

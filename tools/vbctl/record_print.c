@@ -44,22 +44,6 @@ static const char *handle_path(const struct rec_fs *fs, int nfs,
 	return buf;
 }
 
-/* key: the bytes as a JSON string, and when they are not UTF-8 (file
-   names need not be), key_hex: every byte, so that nothing is lost. */
-static void json_bytes(struct jw *j, const char *key, const char *s, size_t len)
-{
-	char hkey[32], hex[2 * 4096 + 1];
-	size_t i;
-
-	if (jw_strn(j, key, s, len))
-		return;
-	for (i = 0; i < len && i < 4096; i++)
-		snprintf(hex + 2 * i, 3, "%02x", (unsigned char)s[i]);
-	hex[2 * i] = 0;
-	snprintf(hkey, sizeof(hkey), "%s_hex", key);
-	jw_str(j, hkey, hex);
-}
-
 static void print_overflow(struct vfsb_record *r, struct jw *j)
 {
 	struct vfsb_rec_item *devs = vfsb_rec_item(r, VFSB_ITEM_DEVS);
@@ -141,11 +125,11 @@ static void print_change(struct vfsb_record *r, struct jw *j,
 		jw_uint(j, "tid", r->tid);
 		jw_uint(j, "uid", r->uid);
 		if (name)
-			json_bytes(j, "name", vfsb_item_data(name), name->len);
+			jw_bytes(j, "name", vfsb_item_data(name), name->len);
 		if (pp)
-			json_bytes(j, "parent_path", pp, strlen(pp));
+			jw_bytes(j, "parent_path", pp, strlen(pp));
 		if (op)
-			json_bytes(j, "path", op, strlen(op));
+			jw_bytes(j, "path", op, strlen(op));
 		if (r->cookie)
 			jw_uint(j, "cookie", r->cookie);
 		if (data) {
@@ -155,12 +139,21 @@ static void print_change(struct vfsb_record *r, struct jw *j,
 		jw_end(j);
 		return;
 	}
-	printf("%6llu %-12s%s %s", (unsigned long long)r->seq, reasons,
-	       r->flags & VFSB_RECF_DIR ? " dir" : "", pp ? pp : "?");
-	if (name)
-		printf(" name=%.*s", name->len, (char *)vfsb_item_data(name));
-	if (op && !name)
-		printf(" path=%s", op);
+	/* names escaped: a newline in one must not forge a record */
+	printf("%6llu %-12s%s ", (unsigned long long)r->seq, reasons,
+	       r->flags & VFSB_RECF_DIR ? " dir" : "");
+	if (pp)
+		cli_escape(stdout, pp, strlen(pp));
+	else
+		putchar('?');
+	if (name) {
+		fputs(" name=", stdout);
+		cli_escape(stdout, vfsb_item_data(name), name->len);
+	}
+	if (op && !name) {
+		fputs(" path=", stdout);
+		cli_escape(stdout, op, strlen(op));
+	}
 	if (r->cookie)
 		printf(" cookie=%llu", (unsigned long long)r->cookie);
 	if (data)
