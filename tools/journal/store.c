@@ -44,11 +44,8 @@ static const char *const schema =
 
 int vbj_exec(struct vbj_store *s, const char *sql)
 {
-	char *err = NULL;
-
-	if (sqlite3_exec(s->db, sql, NULL, NULL, &err) != SQLITE_OK) {
-		fprintf(stderr, "journal: %s: %s\n", sql, err ? err : "?");
-		sqlite3_free(err);
+	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+		vbj_fail(s, sql);
 		return -EIO;
 	}
 	return 0;
@@ -73,7 +70,7 @@ static int vbj_run(struct vbj_store *s, const char *sql, const char *types,
 	int i, rc;
 
 	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		fprintf(stderr, "journal: %s: %s\n", sql, sqlite3_errmsg(s->db));
+		vbj_fail(s, sql);
 		return -EIO;
 	}
 	va_start(ap, types);
@@ -94,22 +91,47 @@ static int vbj_run(struct vbj_store *s, const char *sql, const char *types,
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		fprintf(stderr, "journal: %s: %s\n", sql, sqlite3_errmsg(s->db));
+		vbj_fail(s, sql);
 		return -EIO;
 	}
 	return 0;
+}
+
+int vbj_fail(struct vbj_store *s, const char *what)
+{
+	int code = s->db ? sqlite3_errcode(s->db) & 0xff : SQLITE_ERROR;
+	enum vbj_err err;
+
+	err = code == SQLITE_CORRUPT || code == SQLITE_NOTADB ? VBJ_E_CORRUPT :
+	      code == SQLITE_PERM || code == SQLITE_AUTH ||
+	      code == SQLITE_READONLY ? VBJ_E_ACCESS : VBJ_E_FAILED;
+	if (s->log)
+		fprintf(stderr, "journal: %s: %s: %s\n", s->path, what,
+			s->db ? sqlite3_errmsg(s->db) : "cannot open");
+	if (s->err)
+		return s->err;
+	s->err = err;
+	snprintf(s->why, sizeof(s->why), "%s: %s: %s%s", s->path, what,
+		 s->db ? sqlite3_errmsg(s->db) : "cannot open",
+		 err == VBJ_E_CORRUPT ? " (the journal is corrupt)" : "");
+	return err;
 }
 
 int64_t vbj_int(struct vbj_store *s, const char *sql, int64_t dflt)
 {
 	sqlite3_stmt *st;
 	int64_t v = dflt;
+	int rc;
 
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		vbj_fail(s, sql);
 		return dflt;
-	if (sqlite3_step(st) == SQLITE_ROW &&
-	    sqlite3_column_type(st, 0) != SQLITE_NULL)
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
 		v = sqlite3_column_int64(st, 0);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		vbj_fail(s, sql);
 	sqlite3_finalize(st);
 	return v;
 }
@@ -125,69 +147,310 @@ int vbj_meta_get(struct vbj_store *s, const char *key, char *val, int sz)
 	sqlite3_stmt *st;
 	int ret = -ENOENT;
 
+	int rc;
+
 	if (sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = ?",
-			       -1, &st, NULL) != SQLITE_OK)
+			       -1, &st, NULL) != SQLITE_OK) {
+		vbj_fail(s, "reading its meta table");
 		return -EIO;
+	}
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(val, sz, "%s", (const char *)sqlite3_column_text(st, 0));
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *v = (const char *)sqlite3_column_text(st, 0);
+
+		snprintf(val, sz, "%s", v ? v : "");
 		ret = 0;
+	} else if (rc != SQLITE_DONE) {
+		vbj_fail(s, "reading its meta table");
+		ret = -EIO;
 	}
 	sqlite3_finalize(st);
 	return ret;
 }
 
-int vbj_open(struct vbj_store *s, const char *dir, bool create)
+static int open_fail(struct vbj_store *s, enum vbj_err err,
+		     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int open_fail(struct vbj_store *s, enum vbj_err err,
+		     const char *fmt, ...)
 {
-	char path[PATH_MAX], id[32];
-	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->why, sizeof(s->why), fmt, ap);
+	va_end(ap);
+	s->err = err;
+	return err;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
+}
+
+/*
+ * Before SQLite reads it: whether journal.db is there, readable, not
+ * empty, and as long as its header says. SQLite calls a truncated file
+ * "malformed" like any other damage, or answers from what is left; the
+ * header's page size (offset 16) and page count (offset 28, valid when
+ * the change counter at 24 equals the one at 92) tell which it is (the
+ * file format's section 1.3). A WAL file with frames in it may hold
+ * pages the main file does not have yet: then only a partial page
+ * counts as truncation.
+ */
+static int check_file(struct vbj_store *s, const char *dir)
+{
+	unsigned char h[100];
+	char wal[sizeof(s->path) + 8];
+	struct stat st, ws;
+	uint32_t psize, pages;
+	ssize_t n;
+	int fd;
+
+	if (stat(dir, &st))
+		return open_fail(s, errno == EACCES ? VBJ_E_ACCESS :
+				 errno == ENOENT || errno == ENOTDIR ?
+				 VBJ_E_MISSING : VBJ_E_FAILED,
+				 errno == ENOENT ? "%s: no journal here (no such "
+				 "directory)" : "%s: %s", dir, strerror(errno));
+	fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return open_fail(s, errno == EACCES ? VBJ_E_ACCESS :
+				 errno == ENOENT ? VBJ_E_MISSING : VBJ_E_FAILED,
+				 errno == ENOENT ? "%s: no journal here (no %s)" :
+				 errno == EACCES ? "%s: permission denied "
+				 "reading %s" : "%s: %s: %s", dir, VBJ_DB_NAME,
+				 strerror(errno));
+	if (fstat(fd, &st)) {
+		close(fd);
+		return open_fail(s, VBJ_E_FAILED, "%s: %s", s->path,
+				 strerror(errno));
+	}
+	n = st.st_size ? pread(fd, h, sizeof(h), 0) : 0;
+	close(fd);
+	if (!st.st_size)
+		return open_fail(s, VBJ_E_EMPTY, "%s: the journal is empty "
+				 "(zero length: vbjournald never set it up)",
+				 s->path);
+	if (n < 0)
+		return open_fail(s, VBJ_E_FAILED, "%s: %s", s->path,
+				 strerror(errno));
+	/* not an SQLite header: SQLite says so */
+	if (n < 16 || memcmp(h, "SQLite format 3", 16))
+		return 0;
+	if (n < (ssize_t)sizeof(h))
+		return open_fail(s, VBJ_E_TRUNCATED, "%s: the journal is "
+				 "truncated (%lld bytes, not even its header)",
+				 s->path, (long long)st.st_size);
+	psize = h[16] << 8 | h[17];
+	if (psize == 1)
+		psize = 65536;
+	if (psize < 512 || (psize & (psize - 1)))
+		return 0;
+	pages = be32(h + 24) == be32(h + 92) ? be32(h + 28) : 0;
+	snprintf(wal, sizeof(wal), "%s-wal", s->path);
+	if (st.st_size % psize ||
+	    ((stat(wal, &ws) || ws.st_size == 0) &&
+	     (uint64_t)st.st_size < (uint64_t)pages * psize))
+		return open_fail(s, VBJ_E_TRUNCATED, "%s: the journal is "
+				 "truncated (%lld bytes, its header says %llu)",
+				 s->path, (long long)st.st_size,
+				 (unsigned long long)pages * psize);
+	return 0;
+}
+
+/* The path as an SQLite URI with immutable=1 (RFC 3986 escapes). */
+static void immutable_uri(const char *path, char *out, size_t sz)
+{
+	static const char hexd[] = "0123456789ABCDEF";
+	size_t n = snprintf(out, sz, "file:");
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)path; *p && n + 4 < sz; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/-._~", *p)) {
+			out[n++] = *p;
+		} else {
+			out[n++] = '%';
+			out[n++] = hexd[*p >> 4];
+			out[n++] = hexd[*p & 15];
+		}
+	}
+	snprintf(out + n, sz - n, "?immutable=1");
+}
+
+static const char *const tables[] = {
+	"meta", "filesystems", "epochs", "changes", "moves", "gaps",
+	"consumers",
+};
+
+/* The first read: SQLite's verdict on the file, then ours. */
+static int check_journal(struct vbj_store *s)
+{
+	sqlite3_stmt *st;
+	char id[32];
+	size_t i;
+	int rc, have = 0;
+
+	rc = sqlite3_prepare_v2(s->db, "SELECT name FROM sqlite_master "
+				"WHERE type = 'table'", -1, &st, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+
+		for (i = 0; name && i < sizeof(tables) / sizeof(tables[0]); i++)
+			have += !strcmp(name, tables[i]);
+		rc = SQLITE_OK;
+	}
+	if (rc != SQLITE_DONE) {
+		rc = sqlite3_errcode(s->db) & 0xff;
+		sqlite3_finalize(st);
+		if (rc == SQLITE_NOTADB)
+			return open_fail(s, VBJ_E_CORRUPT, "%s: the journal is "
+					 "corrupt: %s", s->path,
+					 sqlite3_errmsg(s->db));
+		return vbj_fail(s, "reading its tables");
+	}
+	sqlite3_finalize(st);
+	if (have != (int)(sizeof(tables) / sizeof(tables[0])))
+		return open_fail(s, VBJ_E_FOREIGN, "%s: not a vbjournal journal "
+				 "(an SQLite database without the journal's "
+				 "tables)", s->path);
+	if (vbj_meta_get(s, "journal_id", id, sizeof(id)))
+		return s->err ? (int)s->err :
+		       open_fail(s, VBJ_E_FOREIGN, "%s: not a vbjournal journal "
+				 "(it has no journal id)", s->path);
+	s->journal_id = strtoull(id, NULL, 16);
+	return 0;
+}
+
+/* A journal id from /dev/urandom, stored: 0 or an enum vbj_err. */
+static int new_journal_id(struct vbj_store *s)
+{
+	char id[32];
+	uint64_t r = 0;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || read(fd, &r, sizeof(r)) != sizeof(r)) {
+		if (fd >= 0)
+			close(fd);
+		return open_fail(s, VBJ_E_FAILED, "/dev/urandom: %s",
+				 strerror(errno ? errno : EIO));
+	}
+	close(fd);
+	s->journal_id = r ? r : 1;
+	snprintf(id, sizeof(id), "%016" PRIx64, s->journal_id);
+	return vbj_meta_set(s, "journal_id", id) ? vbj_fail(s, "journal id") : 0;
+}
+
+/*
+ * READ: a WAL database opened read-only needs its -shm file, which a
+ * reader of a read-only copy cannot make. With neither -shm nor -wal
+ * there, no writer has the journal open: it is read as the file it is
+ * (immutable). 0, or an enum vbj_err.
+ */
+static int open_read(struct vbj_store *s)
+{
+	char uri[3 * sizeof(s->path) + 32], side[sizeof(s->path) + 8];
+	int ret, code;
+
+	if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READONLY, NULL) !=
+	    SQLITE_OK)
+		return vbj_fail(s, "opening it");
+	ret = check_journal(s);
+	code = sqlite3_errcode(s->db) & 0xff;
+	if (!ret || (code != SQLITE_CANTOPEN && code != SQLITE_READONLY))
+		return ret;
+	snprintf(side, sizeof(side), "%s-wal", s->path);
+	if (!access(side, F_OK))
+		return ret;
+	snprintf(side, sizeof(side), "%s-shm", s->path);
+	if (!access(side, F_OK))
+		return ret;
+	sqlite3_close(s->db);
+	s->db = NULL;
+	s->err = VBJ_OK;
+	immutable_uri(s->path, uri, sizeof(uri));
+	if (sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
+			    NULL) != SQLITE_OK)
+		return vbj_fail(s, "opening it");
+	return check_journal(s);
+}
+
+/*
+ * CREATE: a file with no table at all (missing, zero length, or left
+ * by a start that died before its first commit) gets the schema and a
+ * journal id in one transaction; anything else must be a journal.
+ */
+static int open_create(struct vbj_store *s)
+{
+	int64_t tables;
+
+	if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE |
+			    SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+		return vbj_fail(s, "opening it");
+	sqlite3_busy_timeout(s->db, 10000);
+	tables = vbj_int(s, "SELECT count(*) FROM sqlite_master", -1);
+	if (s->err)
+		return s->err;
+	/* a COMMIT that returned is on disk: the acks rely on it */
+	if (vbj_exec(s, "PRAGMA synchronous=FULL"))
+		return vbj_fail(s, "setting it up");
+	if (!tables) {
+		if (vbj_exec(s, "PRAGMA journal_mode=WAL") || vbj_begin(s) ||
+		    vbj_exec(s, schema))
+			return vbj_fail(s, "creating it");
+		if (new_journal_id(s))
+			return s->err;
+		if (vbj_commit(s))
+			return vbj_fail(s, "creating it");
+	}
+	return check_journal(s);
+}
+
+int vbj_open(struct vbj_store *s, const char *dir, enum vbj_mode mode)
+{
+	bool check = true;
+	struct stat st;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	if (create && mkdir(dir, 0700) && errno != EEXIST)
-		return -errno;
-	snprintf(path, sizeof(path), "%s/%s", dir, VBJ_DB_NAME);
-	if (!create && access(path, F_OK))
-		return -ENOENT;
-	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
-		fprintf(stderr, "journal: %s: %s\n", path,
-			s->db ? sqlite3_errmsg(s->db) : "cannot open");
-		sqlite3_close(s->db);
-		s->db = NULL;
-		return -EIO;
-	}
-	sqlite3_busy_timeout(s->db, 10000);
-	/* a COMMIT that returned is on disk: the acks rely on it */
-	ret = vbj_exec(s, "PRAGMA journal_mode=WAL");
-	if (!ret)
-		ret = vbj_exec(s, "PRAGMA synchronous=FULL");
-	if (!ret && create)
-		ret = vbj_exec(s, schema);
-	if (ret)
-		goto fail;
-	if (vbj_meta_get(s, "journal_id", id, sizeof(id))) {
-		uint64_t r = 0;
-		int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-
-		if (!create || fd < 0 || read(fd, &r, sizeof(r)) != sizeof(r)) {
-			if (fd >= 0)
-				close(fd);
-			ret = -EIO;
-			goto fail;
-		}
-		close(fd);
-		s->journal_id = r ? r : 1;
-		snprintf(id, sizeof(id), "%016" PRIx64, s->journal_id);
-		ret = vbj_meta_set(s, "journal_id", id);
+	if (snprintf(s->path, sizeof(s->path), "%s/%s", dir, VBJ_DB_NAME) >=
+	    (int)sizeof(s->path))
+		return open_fail(s, VBJ_E_FAILED, "%s: %s", dir,
+				 strerror(ENAMETOOLONG));
+	if (mode == VBJ_CREATE && mkdir(dir, 0700) && errno != EEXIST)
+		return open_fail(s, errno == EACCES ? VBJ_E_ACCESS :
+				 VBJ_E_FAILED, "%s: %s", dir, strerror(errno));
+	/* what the daemon is about to create, it need not check */
+	if (mode == VBJ_CREATE)
+		check = !stat(s->path, &st) && st.st_size > 0;
+	if (check) {
+		ret = check_file(s, dir);
 		if (ret)
-			goto fail;
-	} else {
-		s->journal_id = strtoull(id, NULL, 16);
+			return ret;
 	}
+	if (mode == VBJ_READ) {
+		ret = open_read(s);
+	} else if (mode == VBJ_CREATE) {
+		ret = open_create(s);
+	} else {
+		ret = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE,
+				      NULL) != SQLITE_OK ?
+		      vbj_fail(s, "opening it") : 0;
+		if (!ret) {
+			sqlite3_busy_timeout(s->db, 10000);
+			ret = vbj_exec(s, "PRAGMA synchronous=FULL") ?
+			      vbj_fail(s, "setting it up") : check_journal(s);
+		}
+	}
+	if (ret) {
+		vbj_close(s);
+		return ret;
+	}
+	if (mode == VBJ_READ)
+		sqlite3_busy_timeout(s->db, 10000);
 	return 0;
-fail:
-	vbj_close(s);
-	return ret;
 }
 
 void vbj_close(struct vbj_store *s)

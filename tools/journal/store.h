@@ -21,21 +21,60 @@
 
 enum vbj_epoch_state { VBJ_OPEN = 0, VBJ_DURABLE = 1, VBJ_RECOVERED = 2 };
 
+/* How the journal is opened: queries read only, and never write. */
+enum vbj_mode {
+	VBJ_READ,		/* SQLITE_OPEN_READONLY: a read-only copy too */
+	VBJ_WRITE,		/* the consumers table (register, ack) */
+	VBJ_CREATE,		/* the daemon: made when missing or empty */
+};
+
+/*
+ * Why the journal cannot be used (vbj_open()), or why a query failed:
+ * the numbers are vbjournal's exit statuses (vbjournal(1)).
+ */
+enum vbj_err {
+	VBJ_OK = 0,
+	VBJ_E_FAILED = 1,	/* SQLite or the system said no: see why */
+	VBJ_E_MISSING = 4,	/* no directory, or no journal.db in it */
+	VBJ_E_ACCESS = 5,	/* permission denied */
+	VBJ_E_FOREIGN = 6,	/* an SQLite database, not a journal */
+	VBJ_E_EMPTY = 7,	/* journal.db of zero length */
+	VBJ_E_TRUNCATED = 8,	/* shorter than its own header says */
+	VBJ_E_CORRUPT = 9,	/* not a database, or malformed */
+};
+
 struct vbj_store {
 	sqlite3 *db;
 	uint64_t journal_id;
+	char path[4096];	/* of journal.db */
+	/* the first failure (vbj_open(), vbj_int(), vbj_fail()) */
+	enum vbj_err err;
+	char why[4096 + 1024];
+	bool log;		/* also print each failure on stderr (daemon) */
 };
 
-/* Opens (create: creates) the journal in dir: 0 or -errno / -EIO. */
-int vbj_open(struct vbj_store *s, const char *dir, bool create);
+/*
+ * Opens the journal in dir. 0, or an enum vbj_err with s->why saying
+ * what is wrong in one line (for "PROG: WHY").
+ */
+int vbj_open(struct vbj_store *s, const char *dir, enum vbj_mode mode);
 void vbj_close(struct vbj_store *s);
+
+/*
+ * Records that what (e.g. "reading the changes") failed with the
+ * connection's last SQLite error, unless a failure is recorded already:
+ * s->why is "JOURNAL.DB: WHAT: SQLITE'S MESSAGE". With s->log, each
+ * failure is printed on stderr as it happens. Returns s->err.
+ */
+int vbj_fail(struct vbj_store *s, const char *what);
 
 int vbj_begin(struct vbj_store *s);
 /* COMMIT: durable when it returns 0. */
 int vbj_commit(struct vbj_store *s);
 int vbj_exec(struct vbj_store *s, const char *sql);
 
-/* The first column of sql's first row, dflt when none or NULL. */
+/* The first column of sql's first row, dflt when none or NULL (or on
+   an error, which vbj_fail() records). */
 int64_t vbj_int(struct vbj_store *s, const char *sql, int64_t dflt);
 
 /* meta key/value; get: 0, -ENOENT. */

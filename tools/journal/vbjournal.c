@@ -24,7 +24,9 @@
  * cursor of another journal, of a trimmed range or from the future
  * cannot be answered: "full rescan required", exit 3.
  *
- * Exit: 0; 1 error; 2 usage; 3 full rescan required.
+ * Exit: 0; 1 error; 2 usage; 3 full rescan required; 4-9 the journal
+ * is missing, unreadable, foreign, empty, truncated, corrupt (enum
+ * vbj_err, vbjournal(1)). Queries open it read-only.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -183,6 +185,7 @@ static const char *check_cursor(struct vbj_store *s, const char *cursor,
 {
 	char *end;
 	uint64_t id = strtoull(cursor, &end, 16);
+	int64_t last, first;
 
 	if (*end != ':' || end == cursor)
 		return "not a cursor";
@@ -191,9 +194,13 @@ static const char *check_cursor(struct vbj_store *s, const char *cursor,
 		return "not a cursor";
 	if (id != s->journal_id)
 		return "the cursor is of another journal";
-	if (*epoch > vbj_last_epoch(s))
+	last = vbj_last_epoch(s);
+	first = vbj_first_epoch(s);
+	if (s->err)
+		return NULL;	/* the caller sees s->err */
+	if (*epoch > last)
 		return "the cursor is ahead of this journal";
-	if (*epoch + 1 < vbj_first_epoch(s))
+	if (*epoch + 1 < first)
 		return "the epochs after the cursor were trimmed";
 	return NULL;
 }
@@ -228,7 +235,7 @@ static int print_dirs(struct vbj_store *s, const char *table,
 {
 	char sql[400], lo[4200], hi[4200];
 	sqlite3_stmt *st;
-	int n = 0;
+	int n = 0, rc;
 
 	if (under) {
 		snprintf(lo, sizeof(lo), "%s/", under);
@@ -245,8 +252,10 @@ static int print_dirs(struct vbj_store *s, const char *table,
 		 " AND (path = ?3 OR (path >= ?4 AND path < ?5) OR "
 		 "substr(?3, 1, length(path) + 1) = path || '/' OR "
 		 "path IS NULL OR path = '')");
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		vbj_fail(s, table);
 		return -1;
+	}
 	sqlite3_bind_int64(st, 1, from);
 	sqlite3_bind_int64(st, 2, to);
 	if (under) {
@@ -254,7 +263,7 @@ static int print_dirs(struct vbj_store *s, const char *table,
 		sqlite3_bind_text(st, 4, lo, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_text(st, 5, hi, -1, SQLITE_TRANSIENT);
 	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *path = (const char *)sqlite3_column_text(st, 0);
 		int pl = sqlite3_column_bytes(st, 0);
 		char h[520];
@@ -278,8 +287,10 @@ static int print_dirs(struct vbj_store *s, const char *table,
 		}
 		n++;
 	}
+	if (rc != SQLITE_DONE)
+		vbj_fail(s, table);
 	sqlite3_finalize(st);
-	return n;
+	return rc == SQLITE_DONE ? n : -1;
 }
 
 /* What changed in epochs (from, to]; the cursor printed is to's. */
@@ -289,7 +300,7 @@ static int print_changes(struct vbj_store *s, int64_t from, int64_t to,
 	sqlite3_stmt *st;
 	char cur[64];
 	struct jw j;
-	int n;
+	int n, rc;
 
 	snprintf(cur, sizeof(cur), "%016" PRIx64 ":%" PRId64, s->journal_id, to);
 	if (json) {
@@ -300,14 +311,14 @@ static int print_changes(struct vbj_store *s, int64_t from, int64_t to,
 	}
 	n = print_dirs(s, "changes", "dir", from, to, under, json ? &j : NULL);
 	if (n < 0)
-		return 1;
+		return s->err;
 	if (json) {
 		jw_end(&j);
 		jw_arr(&j, "moved");
 	}
 	if (print_dirs(s, "moves", "moved", from, to, under,
 		       json ? &j : NULL) < 0)
-		return 1;
+		return s->err;
 	if (json) {
 		jw_end(&j);
 		jw_arr(&j, "rescan");
@@ -316,12 +327,15 @@ static int print_changes(struct vbj_store *s, int64_t from, int64_t to,
 			       "SELECT DISTINCT scope, reason, path FROM gaps "
 			       "WHERE epoch > ? AND epoch <= ?", -1, &st,
 			       NULL) != SQLITE_OK)
-		return 1;
+		return vbj_fail(s, "gaps");
 	sqlite3_bind_int64(st, 1, from);
 	sqlite3_bind_int64(st, 2, to);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *scope = (const char *)sqlite3_column_text(st, 0);
 		const char *reason = (const char *)sqlite3_column_text(st, 1);
+
+		scope = scope ? scope : "fs";
+		reason = reason ? reason : "?";
 		const char *path = (const char *)sqlite3_column_text(st, 2);
 		int pl = sqlite3_column_bytes(st, 2);
 
@@ -329,15 +343,26 @@ static int print_changes(struct vbj_store *s, int64_t from, int64_t to,
 			jw_obj(&j, NULL);
 			jw_str(&j, "scope", scope);
 			jw_str(&j, "reason", reason);
-			jw_bytes(&j, "path", path, pl);
+			/* a gap of no known filesystem, or an older one */
+			if (path)
+				jw_bytes(&j, "path", path, pl);
+			else
+				jw_null(&j, "path");
 			jw_end(&j);
 		} else {
 			printf("rescan %s ", scope);
-			cli_escape(stdout, path, pl);
+			if (path && path[0])
+				cli_escape(stdout, path, pl);
+			else
+				putchar('?');
 			printf(" (%s)\n", reason);
 		}
 	}
+	if (rc != SQLITE_DONE)
+		vbj_fail(s, "gaps");
 	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return s->err;
 	if (json) {
 		jw_end(&j);
 		jw_int(&j, "count", n);
@@ -355,11 +380,15 @@ static int cmd_changes(struct vbj_store *s, const char *since,
 	int64_t from, to;
 
 	why = check_cursor(s, since, &from);
+	if (s->err)
+		return s->err;
 	if (why) {
 		say_full_rescan(why, json);
 		return 3;
 	}
 	to = vbj_last_closed(s);
+	if (s->err)
+		return s->err;
 	return print_changes(s, from, to < from ? from : to, under, json);
 }
 
@@ -373,20 +402,23 @@ static int cmd_follow(struct vbj_store *s, const char *since,
 {
 	const char *why;
 	int64_t from, to;
+	int ret;
 
 	why = check_cursor(s, since, &from);
 	for (;;) {
 		struct timespec ts = { 0, 200000000 };
 
+		if (s->err)
+			return s->err;
 		if (why) {
 			say_full_rescan(why, json);
 			return 3;
 		}
 		to = vbj_last_closed(s);
-		while (from < to) {
-			if (print_changes(s, from, from + 1, under, json) ||
-			    cli_flush_stdout())
-				return 1;
+		while (!s->err && from < to) {
+			ret = print_changes(s, from, from + 1, under, json);
+			if (ret || cli_flush_stdout())
+				return ret ? ret : 1;
 			from++;
 		}
 		nanosleep(&ts, NULL);
@@ -426,6 +458,8 @@ static int cmd_status(struct vbj_store *s, bool json)
 	daemon = clean[0] == '1' ? "stopped" :
 		 atoi(pid) > 0 && !kill(atoi(pid), 0) ? "running" : "not running";
 	snprintf(id, sizeof(id), "%016" PRIx64, s->journal_id);
+	if (s->err)
+		return s->err;
 	if (!json) {
 		printf("journal %s\nepoch %" PRId64 " (open), last closed %" PRId64
 		       ", first kept %" PRId64 "\ndaemon %s (pid %s)\n"
@@ -493,13 +527,21 @@ static int consumer_epoch(struct vbj_store *s, const char *name, int64_t *epoch)
 	sqlite3_stmt *st;
 	int ret = -ENOENT;
 
+	int rc;
+
 	if (sqlite3_prepare_v2(s->db, "SELECT epoch FROM consumers WHERE "
-			       "name = ?", -1, &st, NULL) != SQLITE_OK)
+			       "name = ?", -1, &st, NULL) != SQLITE_OK) {
+		vbj_fail(s, "consumers");
 		return -EIO;
+	}
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
 		*epoch = sqlite3_column_int64(st, 0);
 		ret = 0;
+	} else if (rc != SQLITE_DONE) {
+		vbj_fail(s, "consumers");
+		ret = -EIO;
 	}
 	sqlite3_finalize(st);
 	return ret;
@@ -515,11 +557,15 @@ static int set_consumer(struct vbj_store *s, const char *name, int64_t epoch,
 			       "INSERT INTO consumers(epoch, name) VALUES(?, ?)" :
 			       "UPDATE consumers SET epoch = ? WHERE name = ?",
 			       -1, &st, NULL) != SQLITE_OK)
-		return 1;
+		return vbj_fail(s, "consumers");
 	sqlite3_bind_int64(st, 1, epoch);
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
 	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_CONSTRAINT)
+		vbj_fail(s, create ? "registering" : "acknowledging");
 	sqlite3_finalize(st);
+	if (s->err)
+		return s->err;
 	if (rc != SQLITE_DONE || !sqlite3_changes(s->db)) {
 		fprintf(stderr, "vbjournal: consumer %s: %s\n", name,
 			create ? "exists already" : "not registered");
@@ -533,8 +579,10 @@ static int cmd_register(struct vbj_store *s, const char *name)
 {
 	int64_t e = vbj_last_closed(s);
 
+	if (s->err)
+		return s->err;
 	if (set_consumer(s, name, e, true))
-		return 1;
+		return s->err ? s->err : 1;
 	print_cursor(s, e);
 	return 0;
 }
@@ -544,11 +592,15 @@ static int cmd_ack(struct vbj_store *s, const char *name, const char *cursor)
 	int64_t e, old;
 	const char *why = check_cursor(s, cursor, &e);
 
+	if (s->err)
+		return s->err;
 	if (why) {
 		fprintf(stderr, "vbjournal: %s\n", why);
 		return 3;
 	}
 	if (consumer_epoch(s, name, &old)) {
+		if (s->err)
+			return s->err;
 		fprintf(stderr, "vbjournal: consumer %s: not registered\n", name);
 		return 1;
 	}
@@ -565,15 +617,18 @@ static int cmd_consumers(struct vbj_store *s, bool json)
 	int64_t closed = vbj_last_closed(s), first = vbj_first_epoch(s);
 	sqlite3_stmt *st;
 	struct jw j;
+	int rc;
 
+	if (s->err)
+		return s->err;
 	if (sqlite3_prepare_v2(s->db, "SELECT name, epoch FROM consumers "
 			       "ORDER BY name", -1, &st, NULL) != SQLITE_OK)
-		return 1;
+		return vbj_fail(s, "consumers");
 	if (json) {
 		jw_init(&j, stdout, true);
 		jw_arr(&j, NULL);
 	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 		int64_t e = sqlite3_column_int64(st, 1);
 		bool overrun = e + 1 < first;
@@ -591,12 +646,15 @@ static int cmd_consumers(struct vbj_store *s, bool json)
 			       " FULL RESCAN REQUIRED (trimmed by the size cap)" : "");
 		}
 	}
+	if (rc != SQLITE_DONE)
+		vbj_fail(s, "consumers");
 	sqlite3_finalize(st);
 	if (json) {
 		jw_end(&j);
-		return jw_close(&j) ? 1 : 0;
+		if (jw_close(&j))
+			return 1;
 	}
-	return 0;
+	return s->err;
 }
 
 int main(int argc, char **argv)
@@ -633,10 +691,12 @@ int main(int argc, char **argv)
 		else
 			usage();
 	}
-	ret = vbj_open(&s, journal, false);
+	/* only the consumers' commands write */
+	ret = vbj_open(&s, journal, !strcmp(cmd, "register") ||
+		       !strcmp(cmd, "ack") ? VBJ_WRITE : VBJ_READ);
 	if (ret) {
-		fprintf(stderr, "vbjournal: %s: %s\n", journal, strerror(-ret));
-		return 1;
+		fprintf(stderr, "vbjournal: %s\n", s.why);
+		return ret;
 	}
 	if (under) {
 		char names[512];
@@ -652,15 +712,15 @@ int main(int argc, char **argv)
 				      sizeof(names));
 		if (ret <= 0) {
 			if (ret < 0)
-				fprintf(stderr, "vbjournal: %s: reading its "
-					"filesystems: %s\n", journal,
-					sqlite3_errmsg(s.db));
+				ret = vbj_fail(&s, "filesystems");
+			if (s.err)
+				fprintf(stderr, "vbjournal: %s\n", s.why);
 			else
 				fprintf(stderr, "vbjournal: --under %s: not inside "
 					"a journaled filesystem (the journal "
 					"keeps: %s)\n", under, names);
 			vbj_close(&s);
-			return ret < 0 ? 1 : 2;
+			return s.err ? s.err : 2;
 		}
 		/* everything: no range to keep */
 		under = strcmp(under_buf, "/") ? under_buf : NULL;
@@ -669,10 +729,13 @@ int main(int argc, char **argv)
 		int64_t e;
 
 		if (consumer_epoch(&s, consumer, &e)) {
-			fprintf(stderr, "vbjournal: consumer %s: not registered\n",
-				consumer);
+			if (s.err)
+				fprintf(stderr, "vbjournal: %s\n", s.why);
+			else
+				fprintf(stderr, "vbjournal: consumer %s: not "
+					"registered\n", consumer);
 			vbj_close(&s);
-			return 1;
+			return s.err ? s.err : 1;
 		}
 		snprintf(since_buf, sizeof(since_buf), "%016" PRIx64 ":%" PRId64,
 			 s.journal_id, e);
@@ -687,8 +750,11 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "consumers")) {
 		ret = cmd_consumers(&s, json);
 	} else if (!strcmp(cmd, "cursor")) {
-		print_cursor(&s, vbj_last_closed(&s));
-		ret = 0;
+		int64_t e = vbj_last_closed(&s);
+
+		if (!s.err)
+			print_cursor(&s, e);
+		ret = s.err;
 	} else if (!strcmp(cmd, "changes") && since) {
 		ret = cmd_changes(&s, since, under, json);
 	} else if (!strcmp(cmd, "follow") && since) {
@@ -700,6 +766,8 @@ int main(int argc, char **argv)
 	} else {
 		usage();
 	}
+	if (s.err)
+		fprintf(stderr, "vbjournal: %s\n", s.why);
 	vbj_close(&s);
 	return ret;
 }

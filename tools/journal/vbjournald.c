@@ -824,12 +824,13 @@ int main(int argc, char **argv)
 	d.buf = malloc(READ_BUF);
 	if (!d.buf)
 		return 1;
-	ret = vbj_open(&d.st, d.journal, true);
+	ret = vbj_open(&d.st, d.journal, VBJ_CREATE);
 	if (ret) {
-		fprintf(stderr, "vbjournald: journal %s: %s\n", d.journal,
-			strerror(-ret));
+		fprintf(stderr, "vbjournald: %s\n", d.st.why);
 		return 1;
 	}
+	/* from now on each failure says itself as it happens */
+	d.st.log = true;
 	d.dev = vfsb_open_flags(O_NONBLOCK);
 	if (d.dev < 0) {
 		fprintf(stderr, "vbjournald: %s: %s\n", VFSB_DEVICE_PATH,

@@ -22,9 +22,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: vbj-mkjournal DIR < SQL\n");
 		return 2;
 	}
-	ret = vbj_open(&s, argv[1], true);
+	ret = vbj_open(&s, argv[1], VBJ_CREATE);
 	if (ret) {
-		fprintf(stderr, "vbj-mkjournal: %s: %s\n", argv[1], strerror(-ret));
+		fprintf(stderr, "vbj-mkjournal: %s\n", s.why);
 		return 1;
 	}
 	n = fread(sql, 1, sizeof(sql) - 1, stdin);
