@@ -2,12 +2,14 @@
 /*
  * What the command-line tools (vbctl, vbjournal, vbjournald) share
  * beyond the device: checked output at exit (closeout.c), names
- * escaped for text output (escape.c). One
+ * escaped for text output (escape.c), numbers and the like parsed
+ * strictly (parse.c). One
  * implementation each, so that the tools agree.
  */
 #ifndef VFSB_CLI_H
 #define VFSB_CLI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -33,5 +35,23 @@ int cli_flush_stdout(void);
  * pages of vbjournal and vbctl say the same. 0, or EOF on error.
  */
 int cli_escape(FILE *f, const char *s, size_t len);
+
+/*
+ * Values from options and config files, in [min, max]: 0, -EINVAL when
+ * s is not one (the caller says what it wanted), -ERANGE when it is
+ * outside [min, max]. Decimal digits only: no sign, no blanks, no "0x",
+ * no octal, no exponent.
+ *   uint: a plain number;
+ *   size: bytes, with K, M, G or T (or KiB... TiB): powers of 1024;
+ *   ms:   milliseconds, with ms, s, m or min, h (none: milliseconds);
+ *   bool: yes/no, true/false, on/off, 1/0 (any case).
+ */
+int cli_parse_uint(const char *s, unsigned long long min,
+		   unsigned long long max, unsigned long long *out);
+int cli_parse_size(const char *s, unsigned long long min,
+		   unsigned long long max, unsigned long long *out);
+int cli_parse_ms(const char *s, unsigned long long min, unsigned long long max,
+		 unsigned long long *out);
+int cli_parse_bool(const char *s, bool *out);
 
 #endif /* VFSB_CLI_H */

@@ -8,9 +8,10 @@
  * filesystem, then the epoch is marked durable.
  *
  * Usage: vbjournald --fs PATH [--fs PATH...] --journal DIR
- *                   [--interval MS] [--timeout MS] [--fail-closed]
+ *                   [--interval TIME] [--timeout TIME] [--fail-closed]
  *                   [--refuse-unwaited] [--max-changes N] [--force]
- *                   [--config FILE]
+ *                   [--config FILE] [--check-config]
+ * (settings: config.c)
  * SIGUSR1: checkpoint now. SIGTERM, SIGINT: checkpoint and stop.
  */
 #define _GNU_SOURCE
@@ -33,10 +34,11 @@
 #include <sys/un.h>
 
 #include "cli.h"
+#include "config.h"
 #include "store.h"
 #include "vfsb.h"
 
-#define MAX_FS		16
+#define MAX_FS		VBJD_MAX_FS
 #define READ_BUF	(4U << 20)
 
 struct fs {
@@ -713,48 +715,12 @@ static void notify_ready(void)
 	close(fd);
 }
 
-static int read_config(struct daemon *d, const char *file)
-{
-	static char lines[MAX_FS + 8][PATH_MAX];
-	char key[32], val[PATH_MAX];
-	int n = 0;
-	FILE *f = fopen(file, "r");
-
-	if (!f)
-		return -errno;
-	while (n < MAX_FS + 8 && fgets(lines[n], PATH_MAX, f)) {
-		if (sscanf(lines[n], "%31s %4095s", key, val) != 2 || key[0] == '#')
-			continue;
-		strcpy(lines[n], val);
-		if (!strcmp(key, "fs") && d->nfs < MAX_FS)
-			d->fs[d->nfs++].path = lines[n];
-		else if (!strcmp(key, "journal"))
-			d->journal = lines[n];
-		else if (!strcmp(key, "interval"))
-			d->interval_ms = atoi(val);
-		else if (!strcmp(key, "timeout"))
-			d->timeout_ms = atoi(val);
-		else if (!strcmp(key, "max-changes"))
-			d->max_changes = atoll(val);
-		else if (!strcmp(key, "fail-closed"))
-			d->fail_closed = !strcmp(val, "yes");
-		else if (!strcmp(key, "refuse-unwaited"))
-			d->refuse_unwaited = !strcmp(val, "yes");
-		else
-			fprintf(stderr, "vbjournald: %s: unknown key %s\n", file,
-				key);
-		n++;
-	}
-	fclose(f);
-	return 0;
-}
-
 static void usage(void)
 {
 	fprintf(stderr, "usage: vbjournald --fs PATH [--fs PATH...] --journal DIR "
-		"[--interval MS] [--timeout MS] [--fail-closed] "
+		"[--interval TIME] [--timeout TIME] [--fail-closed] "
 		"[--refuse-unwaited] [--max-changes N] [--force] "
-		"[--config FILE]\n");
+		"[--config FILE] [--check-config]\n");
 	exit(2);
 }
 
@@ -770,57 +736,79 @@ int main(int argc, char **argv)
 		{ "max-changes", required_argument, NULL, 'm' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct daemon d = { .interval_ms = 5000, .max_changes = 10000000 };
+	struct daemon d = { 0 };
+	struct vbjd_config cf;
+	bool check_only = false;
 	struct sigaction sa = { .sa_handler = on_signal };
 	char boot[64];
 	uint64_t next;
-	int c, ret;
+	int c, i, ret;
 
 	atexit(cli_close_stdout);
+	vbjd_config_init(&cf);
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		const char *key = NULL, *val = optarg;
+
 		switch (c) {
 		case 'f':
-			if (d.nfs == MAX_FS)
-				usage();
-			d.fs[d.nfs++].path = optarg;
+			key = "fs";
 			break;
 		case 'j':
-			d.journal = optarg;
+			key = "journal";
 			break;
 		case 'i':
-			d.interval_ms = atoi(optarg);
+			key = "interval";
 			break;
 		case 't':
-			d.timeout_ms = atoi(optarg);
-			break;
-		case 'C':
-			d.fail_closed = true;
-			break;
-		case 'R':
-			d.refuse_unwaited = true;
+			key = "timeout";
 			break;
 		case 'm':
-			d.max_changes = atoll(optarg);
+			key = "max-changes";
+			break;
+		case 'C':
+			key = "fail-closed", val = "yes";
+			break;
+		case 'R':
+			key = "refuse-unwaited", val = "yes";
 			break;
 		case 'F':
-			d.force = true;
+			key = "force", val = "yes";
 			break;
 		case 'c':
-			if (read_config(&d, optarg)) {
-				fprintf(stderr, "vbjournald: %s: %s\n", optarg,
-					strerror(errno));
+			/* in order: the options after it override it */
+			if (vbjd_config_file(&cf, optarg))
 				return 2;
-			}
+			break;
+		case 'K':
+			check_only = true;
 			break;
 		default:
 			usage();
 		}
+		if (key && vbjd_config_set(&cf, key, val, NULL))
+			return 2;
 	}
-	if (!d.nfs || !d.journal || optind != argc || !d.interval_ms ||
-	    d.max_changes < 1)
+	if (optind != argc)
 		usage();
+	if (vbjd_config_check(&cf))
+		return 2;
+	if (check_only) {
+		vbjd_config_print(&cf, stdout);
+		return 0;
+	}
+	for (i = 0; i < cf.nfs; i++)
+		d.fs[i].path = cf.fs[i];
+	d.nfs = cf.nfs;
+	d.journal = cf.journal;
+	d.interval_ms = cf.interval_ms;
+	d.timeout_ms = cf.timeout_ms;
+	d.max_changes = cf.max_changes;
+	d.fail_closed = cf.fail_closed;
+	d.refuse_unwaited = cf.refuse_unwaited;
+	d.force = cf.force;
 	d.buf = malloc(READ_BUF);
 	if (!d.buf)
 		return 1;

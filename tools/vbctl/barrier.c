@@ -171,7 +171,7 @@ int cmd_barrier(struct vbctl *vb, int argc, char **argv)
 		case 'h':
 			return VB_OK;
 		case 't':
-			if (vb_number("--timeout", optarg, 0xffffffffULL, &ms))
+			if (vb_ms("--timeout", optarg, 0xffffffffULL, &ms))
 				return VB_USAGE;
 			r.timeout_ms = ms;
 			break;

@@ -3,14 +3,14 @@
  * Option parsing for the commands: getopt_long() with vbctl's messages
  * (not getopt's, which name the command as the program), a --help for
  * each command, and numbers that are numbers (strtoul() takes "abc" as
- * 0, which for --timeout would mean "no limit").
+ * 0, which for --timeout would mean "no limit"): lib/parse.c, the
+ * parser vbjournald uses too.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "vbctl.h"
 
 void vb_getopt_reset(void)
@@ -85,15 +85,31 @@ int vb_json_command(struct vbctl *vb, int argc, char **argv, const char *usage,
 int vb_number(const char *opt, const char *arg, unsigned long long max,
 	      unsigned long long *out)
 {
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(arg, &end, 0);
-	if (!*arg || *end || arg[0] == '-' || errno || v > max) {
+	if (cli_parse_uint(arg, 0, max, out)) {
 		vb_err("%s: '%s' is not a number from 0 to %llu", opt, arg, max);
 		return VB_USAGE;
 	}
-	*out = v;
+	return VB_OK;
+}
+
+int vb_size(const char *opt, const char *arg, unsigned long long max,
+	    unsigned long long *out)
+{
+	if (cli_parse_size(arg, 0, max, out)) {
+		vb_err("%s: '%s' is not a number of bytes from 0 to %llu "
+		       "(suffixes: K, M, G)", opt, arg, max);
+		return VB_USAGE;
+	}
+	return VB_OK;
+}
+
+int vb_ms(const char *opt, const char *arg, unsigned long long max,
+	  unsigned long long *out)
+{
+	if (cli_parse_ms(arg, 0, max, out)) {
+		vb_err("%s: '%s' is not a number of milliseconds from 0 to "
+		       "%llu (or with a unit: ms, s, m, h)", opt, arg, max);
+		return VB_USAGE;
+	}
 	return VB_OK;
 }

@@ -70,7 +70,7 @@ static int parse(int argc, char **argv, struct stream_opts *o)
 			o->flags |= VFSB_SUB_COALESCE;
 			break;
 		case 'b':
-			if (vb_number("--ring", optarg, VFSB_RING_MAX, &v))
+			if (vb_size("--ring", optarg, VFSB_RING_MAX, &v))
 				return VB_USAGE;
 			o->ring = v;
 			break;

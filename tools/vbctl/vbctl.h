@@ -77,6 +77,12 @@ int vb_json_command(struct vbctl *vb, int argc, char **argv, const char *usage,
    after saying what is wrong with it. */
 int vb_number(const char *opt, const char *arg, unsigned long long max,
 	      unsigned long long *out);
+/* The same for a size in bytes (K, M, G suffixes) and a time in
+   milliseconds (ms, s, m, h suffixes; none: ms). */
+int vb_size(const char *opt, const char *arg, unsigned long long max,
+	    unsigned long long *out);
+int vb_ms(const char *opt, const char *arg, unsigned long long max,
+	  unsigned long long *out);
 
 /* "M:m" of a dev in the ABI's encoding; buf holds 24 bytes. */
 const char *vb_dev_str(__u32 dev, char *buf);

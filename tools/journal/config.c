@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/* vbjournald's settings; see config.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "config.h"
+
+#define MAX_INTERVAL_MS	(24ULL * 3600 * 1000)
+#define MAX_TIMEOUT_MS	(3600ULL * 1000)
+#define MAX_CHANGES	(1ULL << 62)
+
+void vbjd_config_init(struct vbjd_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->interval_ms = 5000;
+	c->timeout_ms = 10000;
+	c->max_changes = 10000000;
+}
+
+/* "vbjournald: WHERE: KEY: " or "vbjournald: --KEY: ", then the text. */
+static int bad(const char *where, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int bad(const char *where, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (where)
+		fprintf(stderr, "vbjournald: %s: %s: ", where, key);
+	else
+		fprintf(stderr, "vbjournald: --%s: ", key);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+static int duration(const char *where, const char *key, const char *val,
+		    unsigned long long max, unsigned int *out)
+{
+	unsigned long long v;
+
+	if (cli_parse_ms(val, 1, max, &v))
+		return bad(where, key, "'%s' is not a time from 1 ms to %llu ms "
+			   "(e.g. 500ms, 5s, 2m, 1h; no unit: ms)", val, max);
+	*out = v;
+	return 0;
+}
+
+static int boolean(const char *where, const char *key, const char *val,
+		   bool *out)
+{
+	if (cli_parse_bool(val, out))
+		return bad(where, key, "'%s' is not yes or no (also true/false, "
+			   "on/off, 1/0)", val);
+	return 0;
+}
+
+int vbjd_config_set(struct vbjd_config *c, const char *key, const char *val,
+		    const char *where)
+{
+	unsigned long long v;
+	char *copy;
+
+	if (!strcmp(key, "interval"))
+		return duration(where, key, val, MAX_INTERVAL_MS, &c->interval_ms);
+	if (!strcmp(key, "timeout"))
+		return duration(where, key, val, MAX_TIMEOUT_MS, &c->timeout_ms);
+	if (!strcmp(key, "max-changes")) {
+		if (cli_parse_uint(val, 1, MAX_CHANGES, &v))
+			return bad(where, key, "'%s' is not a whole number from "
+				   "1 to %llu", val, MAX_CHANGES);
+		c->max_changes = v;
+		return 0;
+	}
+	if (!strcmp(key, "fail-closed"))
+		return boolean(where, key, val, &c->fail_closed);
+	if (!strcmp(key, "refuse-unwaited"))
+		return boolean(where, key, val, &c->refuse_unwaited);
+	if (!strcmp(key, "force"))
+		return boolean(where, key, val, &c->force);
+	if (strcmp(key, "fs") && strcmp(key, "journal")) {
+		if (where)
+			fprintf(stderr, "vbjournald: %s: unknown key '%s'\n",
+				where, key);
+		else
+			fprintf(stderr, "vbjournald: unknown setting '%s'\n", key);
+		return -1;
+	}
+	if (!val[0])
+		return bad(where, key, "empty path");
+	if (!strcmp(key, "fs") && c->nfs == VBJD_MAX_FS)
+		return bad(where, key, "%s: at most %d filesystems", val,
+			   VBJD_MAX_FS);
+	copy = strdup(val);
+	if (!copy)
+		return bad(where, key, "%s", strerror(ENOMEM));
+	if (!strcmp(key, "fs"))
+		c->fs[c->nfs++] = copy;
+	else
+		c->journal = copy;
+	return 0;
+}
+
+/*
+ * line (no newline) into *key and *val, in place: 1 a setting, 0 blank
+ * or comment, -1 after saying what is wrong.
+ */
+static int split(char *line, const char *where, char **key, char **val)
+{
+	char *p = line + strspn(line, " \t"), *e, *o;
+
+	if (!*p || *p == '#')
+		return 0;
+	*key = p;
+	p += strcspn(p, " \t");
+	if (*p)
+		*p++ = 0;
+	p += strspn(p, " \t");
+	if (!*p)
+		return bad(where, *key, "no value");
+	if (*p != '"') {
+		/* the rest of the line, without trailing blanks */
+		e = p + strlen(p);
+		while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+			e--;
+		*e = 0;
+		*val = p;
+		return 1;
+	}
+	/* "...": \" and \\ inside; nothing but blanks after it */
+	*val = o = ++p;
+	for (; *p && *p != '"'; p++) {
+		if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
+			p++;
+		*o++ = *p;
+	}
+	if (*p != '"')
+		return bad(where, *key, "unterminated quote");
+	*o = 0;
+	p++;
+	if (p[strspn(p, " \t")])
+		return bad(where, *key, "text after the closing quote");
+	return 1;
+}
+
+int vbjd_config_file(struct vbjd_config *c, const char *file)
+{
+	char *line = NULL, where[4200];
+	size_t cap = 0;
+	ssize_t n;
+	int lineno = 0, ret = 0;
+	FILE *f = fopen(file, "re");
+
+	if (!f) {
+		fprintf(stderr, "vbjournald: %s: %s\n", file, strerror(errno));
+		return -1;
+	}
+	while (!ret && (n = getline(&line, &cap, f)) >= 0) {
+		char *key = NULL, *val = NULL;
+
+		lineno++;
+		if (n && line[n - 1] == '\n')
+			line[--n] = 0;
+		if (strlen(line) != (size_t)n) {
+			fprintf(stderr, "vbjournald: %s:%d: a NUL byte\n", file,
+				lineno);
+			ret = -1;
+			break;
+		}
+		snprintf(where, sizeof(where), "%s:%d", file, lineno);
+		switch (split(line, where, &key, &val)) {
+		case 1:
+			ret = vbjd_config_set(c, key, val, where);
+			break;
+		case -1:
+			ret = -1;
+			break;
+		}
+	}
+	if (!ret && ferror(f)) {
+		fprintf(stderr, "vbjournald: %s: %s\n", file, strerror(errno));
+		ret = -1;
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+int vbjd_config_check(const struct vbjd_config *c)
+{
+	if (!c->nfs) {
+		fprintf(stderr, "vbjournald: no filesystem to journal (--fs "
+			"PATH, or fs in the config file)\n");
+		return -1;
+	}
+	if (!c->journal) {
+		fprintf(stderr, "vbjournald: no journal directory (--journal "
+			"DIR, or journal in the config file)\n");
+		return -1;
+	}
+	return 0;
+}
+
+void vbjd_config_print(const struct vbjd_config *c, FILE *f)
+{
+	int i;
+
+	for (i = 0; i < c->nfs; i++) {
+		fputs("fs ", f);
+		cli_escape(f, c->fs[i], strlen(c->fs[i]));
+		fputc('\n', f);
+	}
+	fputs("journal ", f);
+	cli_escape(f, c->journal, strlen(c->journal));
+	fprintf(f, "\ninterval %ums\ntimeout %ums\nmax-changes %" PRId64 "\n"
+		"fail-closed %s\nrefuse-unwaited %s\nforce %s\n",
+		c->interval_ms, c->timeout_ms, c->max_changes,
+		c->fail_closed ? "yes" : "no", c->refuse_unwaited ? "yes" : "no",
+		c->force ? "yes" : "no");
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vbjournald's settings (config.c): from its options and from a config
+ * file of "key value" lines, read strictly. Anything wrong is fatal and
+ * said as "--option: ..." or "FILE:LINE: key: ...": a daemon that runs
+ * with a setting other than the one written (fail-closed off, 5 ms for
+ * "5s") is worse than one that does not start.
+ */
+#ifndef VBJ_CONFIG_H
+#define VBJ_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define VBJD_MAX_FS	16
+
+struct vbjd_config {
+	const char *fs[VBJD_MAX_FS];
+	int nfs;
+	const char *journal;
+	unsigned int interval_ms;	/* between checkpoints */
+	unsigned int timeout_ms;	/* a writer's wait for its ack */
+	int64_t max_changes;		/* the journal's size cap, in rows */
+	bool fail_closed;
+	bool refuse_unwaited;
+	bool force;
+};
+
+/* The defaults (vbjournald(8)). */
+void vbjd_config_init(struct vbjd_config *c);
+
+/*
+ * One setting: key as in the file (fs, journal, interval, timeout,
+ * max-changes, fail-closed, refuse-unwaited, force), val its text
+ * (copied). where: NULL for an option ("--key: ..."), else "FILE:LINE"
+ * for the file. 0, or -1 after saying what is wrong on stderr.
+ */
+int vbjd_config_set(struct vbjd_config *c, const char *key, const char *val,
+		    const char *where);
+
+/*
+ * The file's lines: "key value", the value the rest of the line (blanks
+ * around it dropped) or in double quotes (\" and \\ inside); blank lines
+ * and lines whose first non-blank is "#" are skipped. 0, or -1 after
+ * saying what is wrong.
+ */
+int vbjd_config_file(struct vbjd_config *c, const char *file);
+
+/* What must hold to run: a filesystem, a journal. 0, or -1 after
+   saying what is missing. */
+int vbjd_config_check(const struct vbjd_config *c);
+
+/* The settings, as config file lines (--check-config). */
+void vbjd_config_print(const struct vbjd_config *c, FILE *f);
+
+#endif /* VBJ_CONFIG_H */
