@@ -13,6 +13,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The release (dkms.conf's PACKAGE_VERSION, from tools/Makefile). */
+#ifndef VFSB_VERSION
+#define VFSB_VERSION "unknown"
+#endif
+
 /*
  * An atexit() handler: flushes and closes stdout, then stderr. When a
  * write to stdout failed (now or earlier: ferror) it says "PROG: write

@@ -29,10 +29,13 @@
  * vbj_err, vbjournal(1)). Queries open it read-only.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,21 +49,49 @@
 
 #define DEFAULT_JOURNAL "/var/lib/vbjournal"
 
-static void usage(void)
+static void usage(FILE *f)
 {
-	fprintf(stderr,
-		"usage: vbjournal [--journal DIR] cursor\n"
-		"       vbjournal [--journal DIR] changes --since CURSOR "
-		"[--under PATH] [--json]\n"
-		"       vbjournal [--journal DIR] follow --since CURSOR "
-		"[--under PATH] [--json]\n"
-		"       vbjournal [--journal DIR] status [--json]\n"
-		"       vbjournal [--journal DIR] checkpoint\n"
-		"       vbjournal [--journal DIR] register NAME | ack NAME CURSOR | "
-		"consumers [--json]\n"
-		"       vbjournal [--journal DIR] changes --consumer NAME "
-		"[--under PATH] [--json]\n");
-	exit(2);
+	fprintf(f,
+		"usage: vbjournal [--journal DIR] COMMAND [ARGS]\n"
+		"       vbjournal --help | --version\n"
+		"\n"
+		"commands:\n"
+		"  changes (--since CURSOR | --consumer NAME) [--under PATH] [--json]\n"
+		"      the directories that may have changed after the cursor, the\n"
+		"      rescans the journal's gaps require, the cursor to ask from next\n"
+		"  follow (--since CURSOR | --consumer NAME) [--under PATH] [--json]\n"
+		"      the same for each epoch as it closes, until interrupted\n"
+		"  cursor              the current cursor\n"
+		"  status [--json]     the journal, the daemon and the consumers\n"
+		"  checkpoint          ask the daemon to close the epoch, print the cursor\n"
+		"  register NAME       a named consumer, from the current cursor\n"
+		"  ack NAME CURSOR     the consumer has processed up to the cursor\n"
+		"  consumers [--json]  each consumer's epoch and lag\n"
+		"\n"
+		"options (anywhere on the line):\n"
+		"  --journal DIR   the journal (default %s)\n"
+		"  --help          this text\n"
+		"  --version       vbjournal's version\n"
+		"\n"
+		"exit status: 0 done; 1 error; 2 usage; 3 full rescan required;\n"
+		"4 no journal; 5 permission denied; 6 not a journal; 7 empty journal;\n"
+		"8 truncated journal; 9 corrupt journal (vbjournal(1))\n",
+		DEFAULT_JOURNAL);
+}
+
+/* A usage error: what is wrong, and where to read more. Returns 2. */
+static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int bad_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("vbjournal: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (vbjournal --help: usage)\n", stderr);
+	return 2;
 }
 
 /*
@@ -179,18 +210,37 @@ static void print_cursor(struct vbj_store *s, int64_t epoch)
 	printf("%016" PRIx64 ":%" PRId64 "\n", s->journal_id, epoch);
 }
 
+/*
+ * A cursor's form: 1 to 16 hexadecimal digits (the journal id), ':',
+ * the epoch in decimal. 0, or -EINVAL: a usage error, not a cursor the
+ * journal cannot answer.
+ */
+static int parse_cursor(const char *cursor, uint64_t *id, int64_t *epoch)
+{
+	const char *colon = strchr(cursor, ':');
+	size_t n = colon ? (size_t)(colon - cursor) : 0, i;
+	unsigned long long e;
+
+	if (!n || n > 16)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)cursor[i]))
+			return -EINVAL;
+	if (cli_parse_uint(colon + 1, 0, INT64_MAX, &e))
+		return -EINVAL;
+	*id = strtoull(cursor, NULL, 16);
+	*epoch = e;
+	return 0;
+}
+
 /* Why cursor cannot be answered, or NULL; *epoch: its epoch. */
 static const char *check_cursor(struct vbj_store *s, const char *cursor,
 				int64_t *epoch)
 {
-	char *end;
-	uint64_t id = strtoull(cursor, &end, 16);
 	int64_t last, first;
+	uint64_t id;
 
-	if (*end != ':' || end == cursor)
-		return "not a cursor";
-	*epoch = strtoll(end + 1, &end, 10);
-	if (*end || *epoch < 0)
+	if (parse_cursor(cursor, &id, epoch))
 		return "not a cursor";
 	if (id != s->journal_id)
 		return "the cursor is of another journal";
@@ -657,42 +707,145 @@ static int cmd_consumers(struct vbj_store *s, bool json)
 	return s->err;
 }
 
+/* What each command takes: its arguments, and the options that apply. */
+enum { O_SINCE = 1, O_UNDER = 2, O_CONSUMER = 4, O_JSON = 8 };
+
+static const struct command {
+	const char *name;
+	int nargs;
+	const char *args;
+	unsigned int opts;
+} commands[] = {
+	{ "changes", 0, NULL, O_SINCE | O_CONSUMER | O_UNDER | O_JSON },
+	{ "follow", 0, NULL, O_SINCE | O_CONSUMER | O_UNDER | O_JSON },
+	{ "cursor", 0, NULL, 0 },
+	{ "status", 0, NULL, O_JSON },
+	{ "checkpoint", 0, NULL, 0 },
+	{ "register", 1, "NAME", 0 },
+	{ "ack", 2, "NAME CURSOR", 0 },
+	{ "consumers", 0, NULL, O_JSON },
+};
+
+static const char *const opt_names[] = {
+	[0] = "--since", [1] = "--under", [2] = "--consumer", [3] = "--json",
+};
+
+/* The command line: 0 to go on, else the exit status (help: 0 too,
+   with *done set). */
+struct args {
+	const char *journal, *since, *under, *consumer;
+	const struct command *cmd;
+	char **arg;		/* the command's arguments */
+	unsigned int given;	/* O_* */
+	bool json;
+};
+
+static int parse_args(int argc, char **argv, struct args *a, bool *done)
+{
+	static const struct option opts[] = {
+		{ "journal", required_argument, NULL, 'J' },
+		{ "since", required_argument, NULL, 's' },
+		{ "under", required_argument, NULL, 'u' },
+		{ "consumer", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t id;
+	int64_t epoch;
+	unsigned int bit;
+	size_t i;
+	int c, n;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'J':
+			a->journal = optarg;
+			break;
+		case 's':
+			a->since = optarg;
+			a->given |= O_SINCE;
+			break;
+		case 'u':
+			a->under = optarg;
+			a->given |= O_UNDER;
+			break;
+		case 'c':
+			a->consumer = optarg;
+			a->given |= O_CONSUMER;
+			break;
+		case 'j':
+			a->json = true;
+			a->given |= O_JSON;
+			break;
+		case 'h':
+			usage(stdout);
+			*done = true;
+			return 0;
+		case 'V':
+			printf("vbjournal %s\n", VFSB_VERSION);
+			*done = true;
+			return 0;
+		case ':':
+			return bad_usage("%s needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				return bad_usage("unknown option '-%c'", optopt);
+			return bad_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind == argc)
+		return bad_usage("no command");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[optind], commands[i].name))
+			a->cmd = &commands[i];
+	if (!a->cmd)
+		return bad_usage("unknown command '%s'", argv[optind]);
+	a->arg = argv + optind + 1;
+	n = argc - optind - 1;
+	if (n > a->cmd->nargs && !a->cmd->nargs)
+		return bad_usage("%s takes no argument ('%s')", a->cmd->name,
+				 a->arg[0]);
+	if (n != a->cmd->nargs)
+		return bad_usage("%s needs %s", a->cmd->name, a->cmd->args);
+	for (bit = 0; bit < 4; bit++)
+		if (a->given & ~a->cmd->opts & (1U << bit))
+			return bad_usage("%s does not apply to %s",
+					 opt_names[bit], a->cmd->name);
+	if ((a->cmd->opts & O_SINCE) && !a->since && !a->consumer)
+		return bad_usage("%s needs --since CURSOR or --consumer NAME",
+				 a->cmd->name);
+	if (a->since && a->consumer)
+		return bad_usage("--since or --consumer, not both");
+	if (a->since && parse_cursor(a->since, &id, &epoch))
+		return bad_usage("--since: '%s' is not a cursor (JOURNAL-ID:EPOCH, "
+				 "as vbjournal cursor prints it)", a->since);
+	if (!strcmp(a->cmd->name, "ack") && parse_cursor(a->arg[1], &id, &epoch))
+		return bad_usage("ack: '%s' is not a cursor (JOURNAL-ID:EPOCH, "
+				 "as vbjournal cursor prints it)", a->arg[1]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	const char *journal = DEFAULT_JOURNAL, *since = NULL, *under = NULL;
-	const char *consumer = NULL, *arg1 = NULL, *arg2 = NULL;
+	struct args a = { .journal = DEFAULT_JOURNAL };
 	char since_buf[64], under_buf[PATH_MAX], exists[PATH_MAX];
+	const char *cmd, *since, *under;
 	struct vbj_store s;
-	bool json = false;
-	const char *cmd;
-	int i = 1, ret;
+	bool done = false;
+	int ret;
 
 	atexit(cli_close_stdout);
-	if (i + 1 < argc && !strcmp(argv[i], "--journal")) {
-		journal = argv[i + 1];
-		i += 2;
-	}
-	if (i >= argc)
-		usage();
-	cmd = argv[i++];
-	for (; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (!strcmp(argv[i], "--since") && i + 1 < argc)
-			since = argv[++i];
-		else if (!strcmp(argv[i], "--under") && i + 1 < argc)
-			under = argv[++i];
-		else if (!strcmp(argv[i], "--consumer") && i + 1 < argc)
-			consumer = argv[++i];
-		else if (argv[i][0] != '-' && !arg1)
-			arg1 = argv[i];
-		else if (argv[i][0] != '-' && !arg2)
-			arg2 = argv[i];
-		else
-			usage();
-	}
+	ret = parse_args(argc, argv, &a, &done);
+	if (ret || done)
+		return ret;
+	cmd = a.cmd->name;
+	since = a.since;
+	under = a.under;
 	/* only the consumers' commands write */
-	ret = vbj_open(&s, journal, !strcmp(cmd, "register") ||
+	ret = vbj_open(&s, a.journal, !strcmp(cmd, "register") ||
 		       !strcmp(cmd, "ack") ? VBJ_WRITE : VBJ_READ);
 	if (ret) {
 		fprintf(stderr, "vbjournal: %s\n", s.why);
@@ -725,15 +878,15 @@ int main(int argc, char **argv)
 		/* everything: no range to keep */
 		under = strcmp(under_buf, "/") ? under_buf : NULL;
 	}
-	if (consumer && !since) {
+	if (a.consumer) {
 		int64_t e;
 
-		if (consumer_epoch(&s, consumer, &e)) {
+		if (consumer_epoch(&s, a.consumer, &e)) {
 			if (s.err)
 				fprintf(stderr, "vbjournal: %s\n", s.why);
 			else
 				fprintf(stderr, "vbjournal: consumer %s: not "
-					"registered\n", consumer);
+					"registered\n", a.consumer);
 			vbj_close(&s);
 			return s.err ? s.err : 1;
 		}
@@ -741,30 +894,26 @@ int main(int argc, char **argv)
 			 s.journal_id, e);
 		since = since_buf;
 	}
-	if ((arg1 || arg2) && strcmp(cmd, "register") && strcmp(cmd, "ack"))
-		usage();
-	if (!strcmp(cmd, "register") && arg1 && !arg2) {
-		ret = cmd_register(&s, arg1);
-	} else if (!strcmp(cmd, "ack") && arg2) {
-		ret = cmd_ack(&s, arg1, arg2);
+	if (!strcmp(cmd, "register")) {
+		ret = cmd_register(&s, a.arg[0]);
+	} else if (!strcmp(cmd, "ack")) {
+		ret = cmd_ack(&s, a.arg[0], a.arg[1]);
 	} else if (!strcmp(cmd, "consumers")) {
-		ret = cmd_consumers(&s, json);
+		ret = cmd_consumers(&s, a.json);
 	} else if (!strcmp(cmd, "cursor")) {
 		int64_t e = vbj_last_closed(&s);
 
 		if (!s.err)
 			print_cursor(&s, e);
 		ret = s.err;
-	} else if (!strcmp(cmd, "changes") && since) {
-		ret = cmd_changes(&s, since, under, json);
-	} else if (!strcmp(cmd, "follow") && since) {
-		ret = cmd_follow(&s, since, under, json);
+	} else if (!strcmp(cmd, "changes")) {
+		ret = cmd_changes(&s, since, under, a.json);
+	} else if (!strcmp(cmd, "follow")) {
+		ret = cmd_follow(&s, since, under, a.json);
 	} else if (!strcmp(cmd, "status")) {
-		ret = cmd_status(&s, json);
-	} else if (!strcmp(cmd, "checkpoint")) {
-		ret = cmd_checkpoint(&s);
+		ret = cmd_status(&s, a.json);
 	} else {
-		usage();
+		ret = cmd_checkpoint(&s);
 	}
 	if (s.err)
 		fprintf(stderr, "vbjournal: %s\n", s.why);

@@ -22,6 +22,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -715,13 +716,42 @@ static void notify_ready(void)
 	close(fd);
 }
 
-static void usage(void)
+static void usage(FILE *f)
 {
-	fprintf(stderr, "usage: vbjournald --fs PATH [--fs PATH...] --journal DIR "
-		"[--interval TIME] [--timeout TIME] [--fail-closed] "
-		"[--refuse-unwaited] [--max-changes N] [--force] "
-		"[--config FILE] [--check-config]\n");
-	exit(2);
+	fprintf(f,
+		"usage: vbjournald --fs PATH [--fs PATH...] --journal DIR [OPTIONS]\n"
+		"       vbjournald --config FILE [OPTIONS]\n"
+		"       vbjournald --help | --version\n"
+		"\n"
+		"  --fs PATH           a filesystem to journal (any path on it; up to %d)\n"
+		"  --journal DIR       where the journal lives (not on a --fs filesystem)\n"
+		"  --interval TIME     between checkpoints (default 5s; ms, s, m, h)\n"
+		"  --timeout TIME      a writer's wait for its ack (default 10s)\n"
+		"  --fail-closed       a write whose ack does not come fails\n"
+		"  --refuse-unwaited   writes that cannot wait fail with EAGAIN\n"
+		"  --max-changes N     the journal's size cap in rows (default 10000000)\n"
+		"  --force             accept a journal on a journaled filesystem\n"
+		"  --config FILE       \"key value\" lines; later options override it\n"
+		"  --check-config      print the settings and exit, touching nothing\n"
+		"\n"
+		"SIGUSR1: checkpoint now; SIGTERM, SIGINT: checkpoint and stop.\n"
+		"exit status: 0 clean stop; 1 error; 2 usage or a bad setting\n",
+		VBJD_MAX_FS);
+}
+
+/* A usage error: what is wrong. Returns 2. */
+static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int bad_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("vbjournald: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (vbjournald --help: usage)\n", stderr);
+	return 2;
 }
 
 int main(int argc, char **argv)
@@ -737,6 +767,8 @@ int main(int argc, char **argv)
 		{ "force", no_argument, NULL, 'F' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, 'K' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct daemon d = { 0 };
@@ -749,7 +781,8 @@ int main(int argc, char **argv)
 
 	atexit(cli_close_stdout);
 	vbjd_config_init(&cf);
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		const char *key = NULL, *val = optarg;
 
 		switch (c) {
@@ -785,14 +818,24 @@ int main(int argc, char **argv)
 		case 'K':
 			check_only = true;
 			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("vbjournald %s\n", VFSB_VERSION);
+			return 0;
+		case ':':
+			return bad_usage("%s needs a value", argv[optind - 1]);
 		default:
-			usage();
+			if (optopt)
+				return bad_usage("unknown option '-%c'", optopt);
+			return bad_usage("unknown option '%s'", argv[optind - 1]);
 		}
 		if (key && vbjd_config_set(&cf, key, val, NULL))
 			return 2;
 	}
 	if (optind != argc)
-		usage();
+		return bad_usage("unexpected argument '%s'", argv[optind]);
 	if (vbjd_config_check(&cf))
 		return 2;
 	if (check_only) {

@@ -61,6 +61,7 @@ static void usage(FILE *f)
 	size_t i;
 
 	fprintf(f, "usage: vbctl COMMAND [ARGS]   (vbctl COMMAND --help: its usage)\n"
+		"       vbctl --help | --version\n"
 		"Every command needs root: /dev/vfsbarrier is root-only.\n\ncommands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %s\n", commands[i].help);
@@ -82,6 +83,11 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? VB_USAGE : VB_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		/* the tool's; vbctl version asks the module for its own */
+		printf("vbctl %s\n", VFSB_VERSION);
+		return VB_OK;
 	}
 	for (i = 0; i < NCOMMANDS; i++) {
 		if (strcmp(argv[1], commands[i].name))
