@@ -36,6 +36,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "lock.h"
 #include "store.h"
 #include "vfsb.h"
 
@@ -777,7 +778,8 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	char boot[64];
 	uint64_t next;
-	int c, i, ret;
+	int c, i, ret, lock;
+	pid_t holder;
 
 	atexit(cli_close_stdout);
 	vbjd_config_init(&cf);
@@ -855,6 +857,47 @@ int main(int argc, char **argv)
 	d.buf = malloc(READ_BUF);
 	if (!d.buf)
 		return 1;
+	/*
+	 * In this order: the lock (one daemon per journal, before anything
+	 * of it is read), the device (no module: nothing is created), then
+	 * the journal (created with its id if new) and its recovery.
+	 */
+	if (mkdir(d.journal, 0700) && errno != EEXIST) {
+		fprintf(stderr, "vbjournald: %s: %s\n", d.journal,
+			strerror(errno));
+		return 1;
+	}
+	lock = vbj_lock_take(d.journal, &holder);
+	if (lock == -EBUSY) {
+		if (holder > 0)
+			fprintf(stderr, "vbjournald: the journal %s is in use by "
+				"another vbjournald (pid %d)\n", d.journal,
+				(int)holder);
+		else
+			fprintf(stderr, "vbjournald: the journal %s is in use by "
+				"another vbjournald\n", d.journal);
+		return 1;
+	}
+	if (lock < 0) {
+		fprintf(stderr, "vbjournald: %s/%s: %s\n", d.journal,
+			VBJ_LOCK_NAME, strerror(-lock));
+		return 1;
+	}
+	d.dev = vfsb_open_flags(O_NONBLOCK);
+	if (d.dev == -ENOENT || d.dev == -ENXIO || d.dev == -ENODEV) {
+		fprintf(stderr, "vbjournald: %s not found: is the vfsbarrier "
+			"module loaded? (modprobe vfsbarrier)\n",
+			VFSB_DEVICE_PATH);
+		return 1;
+	} else if (d.dev == -EACCES || d.dev == -EPERM) {
+		fprintf(stderr, "vbjournald: %s: permission denied: vbjournald "
+			"must run as root\n", VFSB_DEVICE_PATH);
+		return 1;
+	} else if (d.dev < 0) {
+		fprintf(stderr, "vbjournald: %s: %s\n", VFSB_DEVICE_PATH,
+			strerror(-d.dev));
+		return 1;
+	}
 	ret = vbj_open(&d.st, d.journal, VBJ_CREATE);
 	if (ret) {
 		fprintf(stderr, "vbjournald: %s\n", d.st.why);
@@ -862,12 +905,6 @@ int main(int argc, char **argv)
 	}
 	/* from now on each failure says itself as it happens */
 	d.st.log = true;
-	d.dev = vfsb_open_flags(O_NONBLOCK);
-	if (d.dev < 0) {
-		fprintf(stderr, "vbjournald: %s: %s\n", VFSB_DEVICE_PATH,
-			strerror(-d.dev));
-		return 1;
-	}
 	ret = setup_fs(&d);
 	boot_id(boot, sizeof(boot));
 	if (!ret)
