@@ -45,6 +45,7 @@
 
 #include "cli.h"
 #include "jw.h"
+#include "lock.h"
 #include "store.h"
 
 #define DEFAULT_JOURNAL "/var/lib/vbjournal"
@@ -477,8 +478,10 @@ static int cmd_follow(struct vbj_store *s, const char *since,
 	}
 }
 
-static int cmd_status(struct vbj_store *s, bool json)
+static int cmd_status(struct vbj_store *s, const char *dir, bool json)
 {
+	pid_t holder = 0;
+	bool running;
 	int64_t last = vbj_last_epoch(s), closed = vbj_last_closed(s);
 	char clean[8] = "?", pid[16] = "0", stats[160] = "", start[24] = "0";
 	unsigned long long intents = 0, records = 0, acks = 0, sum = 0, max = 0;
@@ -490,7 +493,10 @@ static int cmd_status(struct vbj_store *s, bool json)
 	char id[20];
 
 	vbj_meta_get(s, "session_clean", clean, sizeof(clean));
-	vbj_meta_get(s, "pid", pid, sizeof(pid));
+	/* running: a process holds the daemon's lock (lock.h) */
+	running = !vbj_lock_holder(dir, &holder);
+	if (running)
+		snprintf(pid, sizeof(pid), "%d", (int)holder);
 	vbj_meta_get(s, "session_stats", stats, sizeof(stats));
 	vbj_meta_get(s, "session_start", start, sizeof(start));
 	sscanf(stats, "%llu %llu %llu %llu %llu %llu", &intents, &records, &acks,
@@ -505,8 +511,8 @@ static int cmd_status(struct vbj_store *s, bool json)
 	secs = time(NULL) - atoll(start);
 	rate = secs > 0 ? (double)intents / secs : 0;
 	avg_ms = acks ? sum / 1e6 / acks : 0;
-	daemon = clean[0] == '1' ? "stopped" :
-		 atoi(pid) > 0 && !kill(atoi(pid), 0) ? "running" : "not running";
+	daemon = running ? "running" : clean[0] == '1' ? "stopped" :
+		 "not running";
 	snprintf(id, sizeof(id), "%016" PRIx64, s->journal_id);
 	if (s->err)
 		return s->err;
@@ -546,16 +552,36 @@ static int cmd_status(struct vbj_store *s, bool json)
 	return jw_close(&j) ? 1 : 0;
 }
 
-/* Asks the daemon for a checkpoint and waits (30 s) until one closes. */
-static int cmd_checkpoint(struct vbj_store *s)
+/*
+ * Asks the daemon for a checkpoint and waits (30 s) until one closes.
+ * The daemon: the process that holds the journal's lock, and no other.
+ */
+static int cmd_checkpoint(struct vbj_store *s, const char *dir)
 {
 	int64_t before = vbj_last_closed(s);
-	char pid[16];
-	int i;
+	pid_t pid = 0;
+	int i, ret;
 
-	if (vbj_meta_get(s, "pid", pid, sizeof(pid)) ||
-	    kill(atoi(pid), SIGUSR1)) {
+	if (s->err)
+		return s->err;
+	ret = vbj_lock_signal(dir, SIGUSR1, &pid);
+	if (ret == -ESRCH && pid > 0) {
+		fprintf(stderr, "vbjournal: the daemon is not running (pid %d "
+			"ended)\n", (int)pid);
+		return 1;
+	}
+	if (ret == -ESRCH) {
 		fprintf(stderr, "vbjournal: the daemon is not running\n");
+		return 1;
+	}
+	if (ret == -EXDEV) {
+		fprintf(stderr, "vbjournal: the daemon runs in another pid "
+			"namespace: run vbjournal checkpoint there\n");
+		return 1;
+	}
+	if (ret) {
+		fprintf(stderr, "vbjournal: signalling the daemon (pid %d): %s\n",
+			(int)pid, strerror(-ret));
 		return 1;
 	}
 	for (i = 0; i < 3000; i++) {
@@ -911,9 +937,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "follow")) {
 		ret = cmd_follow(&s, since, under, a.json);
 	} else if (!strcmp(cmd, "status")) {
-		ret = cmd_status(&s, a.json);
+		ret = cmd_status(&s, a.journal, a.json);
 	} else {
-		ret = cmd_checkpoint(&s);
+		ret = cmd_checkpoint(&s, a.journal);
 	}
 	if (s.err)
 		fprintf(stderr, "vbjournal: %s\n", s.why);

@@ -331,12 +331,9 @@ static int recover(struct daemon *d, const char *boot)
 		ret = save_stats(d);
 	if (!ret)
 		ret = vbj_meta_set(&d->st, "session_clean", "0");
-	if (!ret) {
-		char pid[16];
-
-		snprintf(pid, sizeof(pid), "%d", (int)getpid());
-		ret = vbj_meta_set(&d->st, "pid", pid);
-	}
+	/* who runs is the lock's to say (lock.h), not a stored pid */
+	if (!ret)
+		ret = vbj_exec(&d->st, "DELETE FROM meta WHERE key = 'pid'");
 	return ret ? ret : vbj_commit(&d->st);
 }
 
