@@ -33,6 +33,7 @@
 #define JOURNAL	DIR_J "/journal"
 #define DIR_X	"/tmp/jn-x"	/* watched ext4 */
 #define DIR_R	"/tmp/jn-r"	/* the same ext4, mounted unwatched */
+#define DIR_O	"/tmp/jn-o"	/* another watched tmpfs */
 
 /* The filesystem the daemon watches. */
 static const char *watched = DIR_W;
@@ -581,6 +582,61 @@ TEST(consumers_and_the_size_cap)
 	EXPECT_EQ(NULL, strstr(out, "dir "));
 	ASSERT_EQ(0, vbjournal("consumers", "--json", NULL));
 	EXPECT_NE(NULL, strstr(out, "\"rescan_required\":false"));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	teardown();
+}
+
+/*
+ * One daemon per journal: a second one, on another filesystem (the
+ * module would refuse a second intent subscriber on the same one),
+ * exits 1 at once (the lock in the journal's directory), the first goes
+ * on; status names the one holding the lock, and says "stopped" once it
+ * has stopped.
+ */
+TEST(second_daemon_on_a_journal_is_refused)
+{
+	struct daemon d, d2;
+	char c0[64], want[64];
+	int ret;
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, mount_tmpfs(DIR_O));
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	watched = DIR_O;
+	ret = daemon_start(&d2, JOURNAL, NULL);
+	watched = DIR_W;
+	EXPECT_NE(0, ret);
+	/* it has exited (its stdout closed), or must be stopped */
+	EXPECT_EQ(1, daemon_stop(&d2, ret ? 0 : SIGTERM));
+	ASSERT_EQ(0, vbjournal("status", NULL));
+	snprintf(want, sizeof(want), "daemon running (pid %d)", (int)d.pid);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("status: %s", out);
+	/* the first one still answers */
+	EXPECT_EQ(0, checkpoint(c0, sizeof(c0)));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	ASSERT_EQ(0, vbjournal("status", NULL));
+	EXPECT_NE(NULL, strstr(out, "daemon stopped")) TH_LOG("status: %s", out);
+	EXPECT_EQ(1, vbjournal("checkpoint", NULL));
+	umount2(DIR_O, MNT_DETACH);
+	teardown();
+}
+
+/* A directory whose name holds a newline names itself, escaped, and
+   forges no line of its own. */
+TEST(a_name_with_a_newline_forges_no_line)
+{
+	struct daemon d;
+	char c0[64];
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, mkdir(DIR_W "/x\ndir \\etc", 0755));
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	ASSERT_EQ(0, put_file(DIR_W "/x\ndir \\etc/f", "x"));
+	ASSERT_EQ(0, vbjournal("checkpoint", NULL));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	EXPECT_TRUE(listed(DIR_W "/x\\ndir \\\\etc")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "\ndir \\etc")) TH_LOG("%s", out);
 	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
 	teardown();
 }

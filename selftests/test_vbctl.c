@@ -649,6 +649,29 @@ TEST_F(watched, stream_text_and_reasons)
 	EXPECT_OUT("\"name\":\"t2\"");
 }
 
+/* A name with a newline, a backslash and a byte that is not UTF-8: one
+   line, escaped; in JSON, name_hex beside it. */
+TEST_F(watched, stream_escapes_names)
+{
+	char *text[] = { "vbctl", "stream", DIR_W, "--count", "1", NULL };
+	char *json[] = { "vbctl", "stream", DIR_W, "--json", "--count", "1",
+			 NULL };
+	struct proc p;
+
+	ASSERT_EQ(0, stream_start(&p, text)) TH_LOG("stderr: %s", res.err);
+	EXPECT_EQ(0, touch(DIR_W "/n\nx\\y\xff"));
+	finish(&p, &res);
+	EXPECT_EQ(0, res.status);
+	EXPECT_OUT(" name=n\\nx\\\\y\\xff pid=");
+	EXPECT_EQ(1, count(res.out, "\n"));
+	ASSERT_EQ(0, stream_start(&p, json)) TH_LOG("stderr: %s", res.err);
+	EXPECT_EQ(0, touch(DIR_W "/m\xff"));
+	finish(&p, &res);
+	EXPECT_EQ(0, res.status);
+	EXPECT_JSON_LINES(1);
+	EXPECT_OUT("\"name_hex\":\"6dff\"");
+}
+
 /* A small ring that the stopped reader lets fill: the overflow is told,
    in valid JSON, and SIGINT ends the stream after what is left. */
 TEST_F(watched, stream_overflow_json)
