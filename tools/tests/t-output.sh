@@ -56,3 +56,11 @@ case $rc in
 esac
 expect_err "write error"
 t_end
+
+# vbjournald's own output: its help and its settings
+full "vbjournald --help" "$VBJ_BIN/vbjournald" --help
+full "vbjournald --version" "$VBJ_BIN/vbjournald" --version
+full "vbjournald --check-config" "$VBJ_BIN/vbjournald" --fs /srv/data \
+	--journal "$T/nj" --check-config
+full "vbjournal --version" vbjournal --version
+full "vbctl --version" "$VBJ_BIN/vbctl" --version
