@@ -508,7 +508,8 @@ static int cmd_status(struct vbj_store *s, const char *dir, bool json)
 	ncons = vbj_int(s, "SELECT count(*) FROM consumers", 0);
 	lag = ncons ?
 	      closed - vbj_int(s, "SELECT min(epoch) FROM consumers", 0) : 0;
-	secs = time(NULL) - atoll(start);
+	/* no session yet: none to time */
+	secs = atoll(start) > 0 ? time(NULL) - atoll(start) : 0;
 	rate = secs > 0 ? (double)intents / secs : 0;
 	avg_ms = acks ? sum / 1e6 / acks : 0;
 	daemon = running ? "running" : clean[0] == '1' ? "stopped" :

@@ -125,3 +125,12 @@ cp "$T/j/journal.db" "$T/bad/journal.db"
 head -c $((size - 8192)) /dev/zero | tr '\0' '\125' |
 	dd of="$T/bad/journal.db" bs=4096 seek=2 conv=notrunc 2>/dev/null
 bad "a corrupt journal" 9 "corrupt"
+
+t_begin "status of a journal no session has run on"
+run vbjournal --journal "$T/j" status
+expect_rc 0
+expect_out "session: 0 s,"
+run vbjournal --journal "$T/j" status --json
+expect_rc 0
+expect_out '"session_seconds":0,'
+t_end
