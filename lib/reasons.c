@@ -20,7 +20,7 @@ static const char *const reason_names[] = {
 /* VFSB_RECF_*, in bit order. */
 static const char *const flag_names[] = {
 	"dir", "no_handle", "exchange", "more_devs", "unfenced", "replaced",
-	"to_eof", "append", "overwrite", "intent",
+	"to_eof", "append", "overwrite", "intent", "links",
 };
 
 /* VFSB_RESCAN_*, in bit order: why a RESCAN record came. */

@@ -367,6 +367,18 @@ struct vfsb_subscribe {
 #define VFSB_RECF_OVERWRITE	(1U << 8)
 /* Intent mode: the first of its directory in its epoch; ack its seq. */
 #define VFSB_RECF_INTENT	(1U << 9)
+/*
+ * The object (not a directory) has names that parent_ino and the name
+ * do not lead to: it has more than one link, or the change came through
+ * a name it no longer has (an O_TMPFILE file linked elsewhere, a file
+ * unlinked and linked again). parent_ino is then a directory holding one
+ * of its current names where the kernel knew one, else the stale one.
+ * Identify the object by VFSB_ITEM_OBJECT_FH (or ino and generation) and
+ * find its names. In intent mode such a change is keyed by its object:
+ * the first change of the object in an epoch is an intent record and
+ * waits for its ack, whatever its directory's state.
+ */
+#define VFSB_RECF_LINKS		(1U << 10)
 
 /*
  * Every record starts with this header; size covers the header and the
