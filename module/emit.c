@@ -89,6 +89,57 @@ static struct inode *vfsb_dentry_snapshot(struct dentry *dentry, char *name,
 	return dir;
 }
 
+/*
+ * A dentry of inode that is one of its current names, or NULL. Under
+ * RCU, which keeps the dentry returned (dentries are freed after a
+ * grace period); i_lock keeps the list of aliases while it is walked.
+ */
+static struct dentry *vfsb_hashed_alias(struct inode *inode)
+{
+	struct dentry *alias, *found = NULL;
+
+	spin_lock(&inode->i_lock);
+	hlist_for_each_entry(alias, &inode->i_dentry, d_u.d_alias) {
+		if (!d_unhashed(alias)) {
+			found = alias;
+			break;
+		}
+	}
+	spin_unlock(&inode->i_lock);
+	return found;
+}
+
+/*
+ * The dentry a change of an existing object (a data or attribute change,
+ * not a namespace operation) is named by, and whether the object has
+ * names that dentry does not lead to (VFSB_RECF_LINKS): another link,
+ * or a dentry that is no longer a name of it. A descriptor keeps the
+ * dentry it was opened by: an O_TMPFILE file's stays unhashed, in the
+ * directory it was made in, after linkat() gave the inode a name
+ * elsewhere; so does an unlinked file's after it was linked again. A
+ * current name's dentry is taken instead when the dcache has one.
+ */
+static struct dentry *vfsb_object_dentry(const struct vfsb_event *ev,
+					 u32 *flags)
+{
+	struct inode *inode = ev->inode;
+	struct dentry *alias;
+
+	if (!inode || S_ISDIR(inode->i_mode) || ev->dir)
+		return ev->dentry;
+	if (!d_unhashed(ev->dentry)) {
+		if (READ_ONCE(inode->i_nlink) > 1)
+			*flags |= VFSB_RECF_LINKS;
+		return ev->dentry;
+	}
+	/* no name at all (an O_TMPFILE file not linked yet): none to miss */
+	if (!READ_ONCE(inode->i_nlink))
+		return ev->dentry;
+	*flags |= VFSB_RECF_LINKS;
+	alias = vfsb_hashed_alias(inode);
+	return alias ?: ev->dentry;
+}
+
 static void vfsb_fill_header(struct vfsb_record *rec, struct super_block *sb,
 			     u16 type)
 {
@@ -109,6 +160,7 @@ static void vfsb_build(struct vfsb_sb *vsb, struct super_block *sb,
 		       struct vfsb_ckey *key)
 {
 	struct inode *dir = ev->dir;
+	struct dentry *dentry;
 	char name[NAME_MAX];
 	u32 name_len = 0;
 	bool fh_ok;
@@ -117,6 +169,7 @@ static void vfsb_build(struct vfsb_sb *vsb, struct super_block *sb,
 	vfsb_fill_header(rec, sb, VFSB_REC_CHANGE);
 	rec->reasons = ev->reasons;
 	rec->flags = ev->flags;
+	dentry = ev->dentry ? vfsb_object_dentry(ev, &rec->flags) : NULL;
 	rec->mode = ev->mode;
 	rec->cookie = ev->cookie;
 	/* O_APPEND: the data lands at the size as it is now */
@@ -124,7 +177,7 @@ static void vfsb_build(struct vfsb_sb *vsb, struct super_block *sb,
 		      i_size_read(ev->inode) : ev->offset;
 	rec->length = ev->length;
 	if (ev->name_of_dentry) {
-		struct inode *parent = vfsb_dentry_snapshot(ev->dentry, name,
+		struct inode *parent = vfsb_dentry_snapshot(dentry, name,
 							    &name_len);
 
 		if (!dir)
@@ -133,9 +186,9 @@ static void vfsb_build(struct vfsb_sb *vsb, struct super_block *sb,
 		name_len = min_t(u32, ev->name->len, NAME_MAX);
 		memcpy(name, ev->name->name, name_len);
 	}
-	if (!dir && ev->dentry) {
+	if (!dir && dentry) {
 		/* a data write: the parent as it is now (RCU keeps it) */
-		struct dentry *parent = READ_ONCE(ev->dentry->d_parent);
+		struct dentry *parent = READ_ONCE(dentry->d_parent);
 
 		dir = parent ? d_inode_rcu(parent) : NULL;
 	}

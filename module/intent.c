@@ -212,27 +212,55 @@ static void vfsb_req_add(struct vfsb_intent_req *req, struct vfsb_intent *in,
 }
 
 /*
+ * The keys a change is journaled by: its directory, whose entries it
+ * changes or whose name leads to its object; and the object itself
+ * where that directory does not lead to it (VFSB_RECF_LINKS, then in
+ * place of the directory) or where the record names a subtree: a
+ * directory's rename, which the journal names by the moved directory's
+ * own record. Keyed by the moved directory, its first rename in the
+ * epoch is an intent whatever its parents' state (a crash before the
+ * subscriber's next commit must not lose it while the rename reached
+ * the disk), and the rename restarted after its ack finds it acked.
+ */
+static u32 vfsb_intent_keys(const struct vfsb_record *rec,
+			    struct vfsb_ikey *keys)
+{
+	struct vfsb_ikey obj = {
+		.dev = rec->dev, .ino = rec->ino, .gen = rec->generation,
+	};
+	u32 n = 0;
+
+	if (rec->parent_ino && !(rec->flags & VFSB_RECF_LINKS)) {
+		keys[n] = obj;
+		keys[n].ino = rec->parent_ino;
+		keys[n++].gen = rec->parent_generation;
+	}
+	if (!n || (rec->flags & VFSB_RECF_LINKS) ||
+	    ((rec->flags & VFSB_RECF_DIR) && (rec->reasons & VFSB_R_RENAME_TO)))
+		keys[n++] = obj;
+	return n;
+}
+
+/*
  * Offers rec to the intent subscriber's ring r. What the change must
- * wait for goes into req. Atomic context.
+ * wait for goes into req: the seq of each key's entry in the epoch not
+ * acked yet, or, when a key has none, this record's, sent as an intent.
+ * Atomic context.
  */
 enum vfsb_push vfsb_intent_push(struct vfsb_intent *in, struct vfsb_ring *r,
 				struct vfsb_record *rec,
 				const struct vfsb_ckey *key,
 				struct vfsb_intent_req *req)
 {
-	struct vfsb_ikey ik = { .dev = rec->dev };
-	struct vfsb_iset_ent *e;
+	struct vfsb_ikey ik[2];
+	struct vfsb_iset_ent *e[2];
 	enum vfsb_push ret;
 	unsigned long flags;
-	u64 wait = 0;
+	bool intent = false;
+	u64 wait[2] = { };
+	u32 i, n;
 
-	if (rec->parent_ino) {
-		ik.ino = rec->parent_ino;
-		ik.gen = rec->parent_generation;
-	} else {
-		ik.ino = rec->ino;
-		ik.gen = rec->generation;
-	}
+	n = vfsb_intent_keys(rec, ik);
 	spin_lock_irqsave(&in->lock, flags);
 	rec->epoch = in->epoch;
 	if (in->dead || current->tgid == in->tgid) {
@@ -240,24 +268,31 @@ enum vfsb_push vfsb_intent_push(struct vfsb_intent *in, struct vfsb_ring *r,
 		ret = vfsb_ring_push(r, rec, key);
 		goto out;
 	}
-	e = vfsb_iset_find(in, &ik);
-	if (e) {
+	for (i = 0; i < n; i++) {
+		e[i] = vfsb_iset_find(in, &ik[i]);
 		/* announced in this epoch: wait only while not acked */
-		if (e->seq > in->acked)
-			wait = e->seq;
-		spin_unlock_irqrestore(&in->lock, flags);
-		ret = vfsb_ring_push(r, rec, key);
-	} else {
+		if (e[i] && e[i]->seq > in->acked)
+			wait[i] = e[i]->seq;
+		intent |= !e[i];
+	}
+	if (intent) {
 		/* never filtered nor coalesced: it must be seen and acked */
 		rec->flags |= VFSB_RECF_INTENT;
 		ret = vfsb_ring_push(r, rec, NULL);
 		rec->flags &= ~VFSB_RECF_INTENT;
-		wait = rec->seq;
-		vfsb_iset_insert(in, &ik, wait);
-		spin_unlock_irqrestore(&in->lock, flags);
+		for (i = 0; i < n; i++) {
+			if (e[i])
+				continue;
+			wait[i] = rec->seq;
+			vfsb_iset_insert(in, &ik[i], rec->seq);
+		}
+	} else {
+		ret = vfsb_ring_push(r, rec, key);
 	}
-	if (wait)
-		vfsb_req_add(req, in, wait, &ik);
+	spin_unlock_irqrestore(&in->lock, flags);
+	for (i = 0; i < n; i++)
+		if (wait[i])
+			vfsb_req_add(req, in, wait[i], &ik[i]);
 out:
 	rec->epoch = 0;
 	return ret;

@@ -524,6 +524,140 @@ TEST(rename_waits_for_both_directories)
 	umount2(DIR_T, MNT_DETACH);
 }
 
+static int op_rename_sub(const char *path, int ctl, int res)
+{
+	return rename(DIR_T "/d/sub", DIR_T "/d/sub2") ? -errno : 0;
+}
+
+/*
+ * A directory's rename waits for its ack even when both parents were
+ * acked earlier in the epoch: the journal names the moved subtree by the
+ * rename's own record, which a crash before the daemon's next commit
+ * would lose while the rename is on disk (issue 24, scenario 3).
+ */
+TEST(directory_rename_waits_in_an_acked_directory)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	struct child ch;
+	int dev, res;
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, mkdir(DIR_T "/d/sub", 0755));	/* ours: no wait */
+	/* d's first change of the epoch, acked */
+	ASSERT_EQ(0, child_start(&ch, op_create, DIR_T "/d/x"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	ASSERT_EQ(0, res);
+	child_end(&ch);
+
+	ASSERT_EQ(0, child_start(&ch, op_rename_sub, NULL));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	EXPECT_TRUE(r->reasons & VFSB_R_RENAME_TO);
+	EXPECT_TRUE(r->flags & VFSB_RECF_DIR);
+	EXPECT_EQ(ino_of(DIR_T "/d/sub"), (long long)r->ino);
+	EXPECT_EQ(1, child_result(&ch, 0, &res));
+	EXPECT_TRUE(exists(DIR_T "/d/sub"));
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	EXPECT_TRUE(exists(DIR_T "/d/sub2"));
+	child_end(&ch);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/* Writes "L" at 0 through path. */
+static int op_write_l(const char *path, int ctl, int res)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = pwrite(fd, "L", 1, 0);
+	close(fd);
+	return n == 1 ? 0 : n < 0 ? -errno : -EIO;
+}
+
+/*
+ * A file with two links, d/f and d2/g, is written through d/f in an
+ * epoch where both directories are acked already: a consumer that
+ * follows d2 must still be led to it. The record says the object has
+ * other names (VFSB_RECF_LINKS), and the change waits for its own
+ * intent, keyed by the object (issue 24, scenario 1).
+ */
+TEST(write_to_a_linked_file_waits_for_its_object)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	struct child ch;
+	int dev, res;
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, mkdir(DIR_T "/d2", 0755));
+	ASSERT_EQ(0, link(DIR_T "/d/f", DIR_T "/d2/g"));
+	/* both directories' first changes of the epoch, acked */
+	ASSERT_EQ(0, child_start(&ch, op_create, DIR_T "/d/x"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	child_end(&ch);
+	ASSERT_EQ(0, child_start(&ch, op_create, DIR_T "/d2/x"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	child_end(&ch);
+
+	ASSERT_EQ(0, child_start(&ch, op_write_l, DIR_T "/d/f"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	EXPECT_EQ(VFSB_R_DATA_WRITE, r->reasons);
+	EXPECT_TRUE(r->flags & VFSB_RECF_LINKS);
+	EXPECT_EQ(ino_of(DIR_T "/d2/g"), (long long)r->ino);
+	EXPECT_NE(NULL, vfsb_rec_item(r, VFSB_ITEM_OBJECT_FH));
+	EXPECT_EQ(1, child_result(&ch, 0, &res));
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	child_end(&ch);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * O_TMPFILE in d, linked as d2/t, then written through the descriptor
+ * it was made with: the record names d2, where its name is, not d
+ * (issue 24, scenario 2).
+ */
+TEST(tmpfile_linked_elsewhere_is_named_by_its_name)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	char proc[64];
+	int dev, fd;
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, mkdir(DIR_T "/d2", 0755));
+	fd = open(DIR_T "/d", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	ASSERT_EQ(0, linkat(AT_FDCWD, proc, AT_FDCWD, DIR_T "/d2/t",
+			    AT_SYMLINK_FOLLOW));
+	/* drain what the subscriber's own changes announced */
+	while (!wait_record(dev, VFSB_REC_CHANGE, 0, &u) &&
+	       !(r->reasons & VFSB_R_HARDLINK))
+		;
+	EXPECT_EQ(1, write(fd, "T", 1));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, 0, &u));
+	EXPECT_EQ(VFSB_R_DATA_WRITE, r->reasons);
+	EXPECT_EQ(ino_of(DIR_T "/d2"), (long long)r->parent_ino);
+	EXPECT_TRUE(r->flags & VFSB_RECF_LINKS);
+	close(fd);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
 /*
  * The subscriber's own changes never wait for itself (fail-closed: a
  * wait would fail the call), and are not intents.
