@@ -417,6 +417,12 @@ static noinline void vfsb_create_change(struct ftrace_regs *fregs)
 		.reasons = VFSB_R_CREATE, .dir = dir, .name = &dentry->d_name,
 	};
 
+	/* open(O_CREAT) of a name not looked up yet: intent.c */
+	if (d_in_lookup(dentry) &&
+	    vfsb_intent_defer_create(dir, &dentry->d_name)) {
+		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_deny_restart);
+		return;
+	}
 	vfsb_announce_change(dir->i_sb, &ev, true, &req);
 	vfsb_settle_syscall(fregs, &req);
 }

@@ -68,6 +68,9 @@ struct vfsb_intent {
 	struct vfsb_iset_ent *set;
 };
 
+/* Live intent subscribers (their creates of unknown names defer). */
+static atomic_t vfsb_nr_intents = ATOMIC_INIT(0);
+
 struct vfsb_intent *vfsb_intent_alloc(const struct vfsb_subscribe *sub,
 				      struct vfsb_ring *ring)
 {
@@ -90,6 +93,7 @@ struct vfsb_intent *vfsb_intent_alloc(const struct vfsb_subscribe *sub,
 	in->timeout_ms = sub->intent_timeout_ms ?: VFSB_INTENT_TIMEOUT;
 	in->tgid = current->tgid;
 	in->ring = ring;
+	atomic_inc(&vfsb_nr_intents);
 	return in;
 }
 
@@ -125,6 +129,7 @@ void vfsb_intent_close(struct vfsb_intent *in)
 	in->ring = NULL;
 	spin_unlock_irqrestore(&in->lock, flags);
 	wake_up_all(&in->wq);
+	atomic_dec(&vfsb_nr_intents);
 	vfsb_intent_put(in);
 }
 
@@ -509,4 +514,84 @@ enum vfsb_settle vfsb_intent_defer_fault(struct vfsb_intent_req *req,
 	    (current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_EXITING)))
 		return vfsb_intent_no_wait(req);
 	return vfsb_intent_defer(req, false);
+}
+
+/* ---- a create whose name is not known yet ---- */
+
+/*
+ * The creates deferred lately, one slot per hash of the task: its
+ * restarted call must find its own and go on (a filesystem that keeps
+ * no negative dentries, a casefolded ext4 directory, would otherwise
+ * defer it for ever). Another task's deferral may take the slot first,
+ * which costs one restart more; a slot older than two seconds is no
+ * restart of that call.
+ */
+#define VFSB_DEFER_BITS		6
+
+static struct vfsb_deferred {
+	const struct task_struct *task;	/* compared, never dereferenced */
+	const struct inode *dir;
+	u32 hash;
+	unsigned long when;
+} vfsb_deferred[BIT(VFSB_DEFER_BITS)];
+static DEFINE_SPINLOCK(vfsb_deferred_lock);
+
+/* Nothing to do at the return: being queued (TWA_SIGNAL) restarts. */
+static void vfsb_restart_tw_fn(struct callback_head *cb)
+{
+	kfree(cb);
+	module_put(THIS_MODULE);
+}
+
+/*
+ * open(O_CREAT) of a name the dcache does not know asks whether it may
+ * create it (may_o_create() -> security_inode_create()) before it looks
+ * the name up (lookup_open(), fs/namei.c: 6.1.0-57 lines 3491-3511,
+ * the same order in 6.12 and 7.x): the name may exist, and then nothing
+ * is created and a refused check is ignored. Announced there, such an
+ * open of an existing file got a CREATE record and, in intent mode,
+ * waited for it; an existing FIFO then blocked in fifo_open() on top.
+ * So that check is failed with -ERESTARTNOINTR, unannounced, when a
+ * journal subscriber exists and the call can be restarted: an existing
+ * name opens as it would have (lookup_open() ignores the error), and a
+ * new one fails the call, which is restarted (a TWA_SIGNAL task work
+ * makes the return to user space do it) and finds its name looked up,
+ * negative, in the dcache, where the check announces it as usual.
+ * Returns whether the check is to fail now.
+ */
+bool vfsb_intent_defer_create(const struct inode *dir,
+			      const struct qstr *name)
+{
+	struct vfsb_deferred *d;
+	struct callback_head *cb;
+	bool again;
+
+	if (!atomic_read(&vfsb_nr_intents) || !vfsb_syscall_restartable(false))
+		return false;
+	d = &vfsb_deferred[hash_ptr(current, VFSB_DEFER_BITS)];
+	spin_lock(&vfsb_deferred_lock);
+	again = d->task == current && d->dir == dir && d->hash == name->hash &&
+		time_before(jiffies, d->when + 2 * HZ);
+	if (again) {
+		d->task = NULL;
+	} else {
+		d->task = current;
+		d->dir = dir;
+		d->hash = name->hash;
+		d->when = jiffies;
+	}
+	spin_unlock(&vfsb_deferred_lock);
+	if (again)
+		return false;
+	cb = kmalloc(sizeof(*cb), GFP_ATOMIC | __GFP_NOWARN);
+	if (!cb)
+		return false;
+	init_task_work(cb, vfsb_restart_tw_fn);
+	__module_get(THIS_MODULE);
+	if (task_work_add(current, cb, TWA_SIGNAL)) {
+		module_put(THIS_MODULE);
+		kfree(cb);
+		return false;
+	}
+	return true;
 }

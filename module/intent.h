@@ -12,6 +12,8 @@
 #include "ring.h"
 
 struct vfsb_intent;
+struct inode;
+struct qstr;
 
 /* A directory, as intents are deduplicated: its filesystem and inode. */
 struct vfsb_ikey {
@@ -62,5 +64,7 @@ enum vfsb_settle vfsb_intent_defer_fault(struct vfsb_intent_req *req,
 					 bool user);
 enum vfsb_settle vfsb_intent_no_wait(struct vfsb_intent_req *req);
 int vfsb_intent_wait(struct vfsb_intent_req *req, bool can_fail);
+bool vfsb_intent_defer_create(const struct inode *dir,
+			      const struct qstr *name);
 
 #endif /* VFSB_INTENT_H */

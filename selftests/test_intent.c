@@ -659,6 +659,58 @@ TEST(tmpfile_linked_elsewhere_is_named_by_its_name)
 }
 
 /*
+ * open(O_CREAT) of a name that exists but is not in the dcache (caches
+ * dropped) asks the create check before it looks the name up: it must
+ * neither announce a CREATE nor wait; a new name still does both.
+ */
+TEST(open_creat_of_an_uncached_existing_name_does_not_wait)
+{
+	static struct rec_batch b;
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	struct child ch;
+	int dev, res, ret, i, creates = 0;
+
+	ret = mount_ext4(DIR_E);
+	if (ret == -ENODEV)
+		SKIP(return, "no scratch disk");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, mkdir(DIR_E "/d", 0755));
+	ASSERT_EQ(0, put_file(DIR_E "/d/existing", "x"));
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_subscribe_intent(dev, 0, 0, LONG_MS, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_E));
+	sync();
+	ASSERT_EQ(0, put_file("/proc/sys/vm/drop_caches", "2"));
+
+	ASSERT_EQ(0, child_start(&ch, op_create, DIR_E "/d/existing"));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	child_end(&ch);
+	ASSERT_EQ(0, rec_drain(dev, &b));
+	for (i = 0; i < b.n; i++)
+		if (b.rec[i]->type == VFSB_REC_CHANGE &&
+		    (b.rec[i]->reasons & VFSB_R_CREATE))
+			creates++;
+	EXPECT_EQ(0, creates);
+
+	/* a new name: announced and waiting, once, then made */
+	ASSERT_EQ(0, child_start(&ch, op_create, DIR_E "/d/new"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	EXPECT_EQ(VFSB_R_CREATE, r->reasons);
+	EXPECT_EQ(1, child_result(&ch, 0, &res));
+	EXPECT_FALSE(exists(DIR_E "/d/new"));
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	EXPECT_TRUE(exists(DIR_E "/d/new"));
+	child_end(&ch);
+	close(dev);
+	umount2(DIR_E, MNT_DETACH);
+}
+
+/*
  * The subscriber's own changes never wait for itself (fail-closed: a
  * wait would fail the call), and are not intents.
  */
