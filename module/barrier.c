@@ -10,10 +10,11 @@
  * signal and leave the request to finish on its own: the request is
  * reference-counted, and each pending grace period holds a reference.
  *
- * What one stuck filesystem may cost others: its requests stay pending
- * (each opener may have VFSB_MAX_PENDING, all openers together
- * VFSB_MAX_PENDING_ALL: beyond, -EAGAIN), and its expedited barriers
- * share one round at a time, so at most one worker sleeps on it.
+ * What one stuck filesystem may cost others: its requests stay pending,
+ * counted against the opener that made them (VFSB_MAX_PENDING each:
+ * beyond, -EAGAIN), never against another opener; their memory is
+ * charged to the opener's memory cgroup. Its expedited barriers share
+ * one round at a time, so at most one worker sleeps on it.
  * Non-expedited barriers block no thread at all.
  */
 #include <linux/delay.h>
@@ -27,10 +28,6 @@
 #include "client.h"
 #include "tracking.h"
 #include "vfsb.h"
-
-#define VFSB_MAX_PENDING_ALL	4096
-
-static atomic_t vfsb_pending_all = ATOMIC_INIT(0);
 
 struct vfsb_breq;
 
@@ -73,7 +70,6 @@ static void vfsb_breq_complete(struct vfsb_breq *req)
 	struct vfsb_client *c = req->client;
 
 	atomic_dec(&c->nr_pending);
-	atomic_dec(&vfsb_pending_all);
 	if (req->async) {
 		atomic_inc(&c->nr_async_done);
 		wake_up_all(&c->wq);
@@ -160,8 +156,9 @@ static void vfsb_gp_start_expedited(struct vfsb_gp *gp)
 }
 
 /*
- * A request over vsbs[0..n), counted against the client's and the
- * module's limits; takes over the tracking references.
+ * A request over vsbs[0..n), counted against the client's limit (no
+ * module-wide one: one opener's barriers stuck on one filesystem would
+ * refuse every other opener's); takes over the tracking references.
  */
 static struct vfsb_breq *vfsb_breq_alloc(struct vfsb_client *c,
 					 struct vfsb_sb **vsbs, unsigned int n)
@@ -169,10 +166,8 @@ static struct vfsb_breq *vfsb_breq_alloc(struct vfsb_client *c,
 	struct vfsb_breq *req = NULL;
 	unsigned int i;
 
-	bool over = atomic_inc_return(&c->nr_pending) > VFSB_MAX_PENDING;
-
-	/* both counted either way: the error path undoes both */
-	if (atomic_inc_return(&vfsb_pending_all) > VFSB_MAX_PENDING_ALL || over) {
+	/* counted either way: the error path undoes it */
+	if (atomic_inc_return(&c->nr_pending) > VFSB_MAX_PENDING) {
 		req = ERR_PTR(-EAGAIN);
 	} else {
 		req = kzalloc(struct_size(req, gps, n), GFP_KERNEL_ACCOUNT);
@@ -181,7 +176,6 @@ static struct vfsb_breq *vfsb_breq_alloc(struct vfsb_client *c,
 	}
 	if (IS_ERR(req)) {
 		atomic_dec(&c->nr_pending);
-		atomic_dec(&vfsb_pending_all);
 		for (i = 0; i < n; i++)
 			vfsb_tracking_put(vsbs[i]);
 		kfree(vsbs);

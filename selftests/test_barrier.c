@@ -214,6 +214,39 @@ TEST_F(watched, async_barrier_limits)
 	EXPECT_EQ(VFSB_MAX_ASYNC, done);
 }
 
+/*
+ * Barriers pending on a filesystem whose writer is stuck count against
+ * the opener that started them, never against another opener's barriers
+ * on another filesystem: 66 openers with 64 pending barriers each on
+ * DIR_A (more than the 4096 the module once allowed all openers
+ * together), and a new opener's barrier on DIR_B still completes.
+ */
+TEST_F(watched, stuck_barriers_refuse_no_other_opener)
+{
+	enum { OPENERS = 4096 / VFSB_MAX_ASYNC + 2 };
+	struct uffd_hold h;
+	int fds[OPENERS], i, j, started = 0, fresh;
+	__u64 cookie;
+
+	ASSERT_EQ(0, uffd_hold_start(&h, self->fd));
+	for (i = 0; i < OPENERS; i++) {
+		fds[i] = vfsb_open();
+		ASSERT_LE(0, fds[i]);
+		for (j = 0; j < VFSB_MAX_ASYNC; j++)
+			if (!vfsb_barrier_start_path(fds[i], DIR_A, 0, &cookie))
+				started++;
+	}
+	TH_LOG("%d barriers pending on the stuck filesystem", started);
+	fresh = vfsb_open();
+	ASSERT_LE(0, fresh);
+	EXPECT_EQ(0, vfsb_barrier_path(fresh, DIR_B, 0, 3000));
+	EXPECT_EQ(OPENERS * VFSB_MAX_ASYNC, started);
+	close(fresh);
+	EXPECT_EQ((ssize_t)h.u.page, uffd_hold_release(&h));
+	for (i = 0; i < OPENERS; i++)
+		close(fds[i]);
+}
+
 TEST_F(watched, bad_requests)
 {
 	struct vfsb_barrier b = { .fd = -1 };

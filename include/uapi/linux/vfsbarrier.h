@@ -121,9 +121,9 @@ struct vfsb_list {
  * the call, its timeout anew); a timeout ends it with -ETIMEDOUT. Either
  * way nothing is left behind and the call may be retried. Unmounted
  * filesystems have nothing in flight: a barrier over them returns at
- * once. -EAGAIN: too many barriers are already pending (per opener
- * VFSB_MAX_PENDING, module-wide a few thousand), mostly ones that timed
- * out on a filesystem whose writers are stuck: retry later.
+ * once. -EAGAIN: this opener has too many barriers pending already
+ * (VFSB_MAX_PENDING), mostly ones that timed out on a filesystem whose
+ * writers are stuck: retry later. Other openers' barriers do not count.
  */
 struct vfsb_barrier {
 	__s32 fd;		/* in: ignored with VFSB_BARRIER_ALL */
