@@ -3,8 +3,12 @@
  * Everything at once, for a bounded time: writers of every kind on two
  * watched filesystems, a barrier storm, subscribers opening and closing,
  * watches coming and going, a filesystem mounted, watched and unmounted
- * in a loop, rmmod attempts, and an ioctl fuzzer from root and from an
- * unprivileged user on an inherited descriptor. Then: no section left in
+ * in a loop, rmmod attempts, an ioctl fuzzer from root and from an
+ * unprivileged user on an inherited descriptor, FIFOs written by an
+ * unprivileged user (one writer blocked on a full pipe throughout, which
+ * no barrier may wait for), and intent subscribers that never ack while
+ * writers wait for them, in a wrapper (fallocate) and at the return to
+ * user space (mkdir), until a timeout or the close. Then: no section left in
  * flight anywhere, a barrier over everything returns, rmmod never got
  * through while the module was in use, and one steady subscriber's
  * stream adds up (records received plus records reported lost equal the
@@ -38,6 +42,7 @@
 #define DIR_A	"/tmp/ss-a"	/* the steady subscriber's filesystem */
 #define DIR_B	"/tmp/ss-b"	/* everyone else's */
 #define DIR_M	"/tmp/ss-m"	/* mounted and unmounted in a loop */
+#define DIR_I	"/tmp/ss-i"	/* an intent subscriber's, one at a time */
 
 /* Shared with the children: when to stop. */
 static volatile int *g_stop;
@@ -178,6 +183,108 @@ static int role_mounts(void)
 	}
 	if (bad)
 		fprintf(stderr, "# mounts: %d failed\n", bad);
+	return bad;
+}
+
+/*
+ * As "nobody", in B: a writer blocked on a full FIFO for the whole run,
+ * and FIFOs made, written, read and removed in a loop. The barriers on
+ * B (role_barriers) must not wait for any of them.
+ */
+static int role_fifo(void)
+{
+	static char buf[65536];
+	int bad = 0, n = 0, status, fd;
+	pid_t holder, p;
+	char name[32], c;
+
+	holder = fork();
+	if (holder < 0)
+		return 1;
+	if (!holder) {
+		if (chdir(DIR_B) || drop_to_nobody() || mkfifo("held", 0600))
+			_exit(1);
+		fd = open("held", O_RDWR | O_CLOEXEC);
+		for (;;)
+			if (fd < 0 || write(fd, buf, sizeof(buf)) < 0)
+				_exit(1);
+	}
+	while (!stopping()) {
+		snprintf(name, sizeof(name), "fifo%d", n++);
+		p = fork();
+		if (p < 0) {
+			bad++;
+			continue;
+		}
+		if (!p) {
+			if (chdir(DIR_B) || drop_to_nobody() || mkfifo(name, 0600))
+				_exit(1);
+			fd = open(name, O_RDWR | O_CLOEXEC);
+			if (fd < 0 || write(fd, "x", 1) != 1 || read(fd, &c, 1) != 1)
+				_exit(1);
+			close(fd);
+			_exit(unlink(name) ? 1 : 0);
+		}
+		waitpid(p, &status, 0);
+		bad += !WIFEXITED(status) || WEXITSTATUS(status);
+		usleep(10000);
+	}
+	/* the holder must still be there, blocked: it never failed */
+	bad += waitpid(holder, &status, WNOHANG) != 0;
+	kill(holder, SIGKILL);
+	waitpid(holder, NULL, 0);
+	unlink(DIR_B "/held");
+	if (bad)
+		fprintf(stderr, "# fifo: %d failed\n", bad);
+	return bad;
+}
+
+/*
+ * Intent subscribers on I that never ack: a mkdir (waits at its return
+ * to user space) and a fallocate (waits in its wrapper, holding a module
+ * reference) wait until the 200 ms timeout or the close, meanwhile the
+ * rmmod role tries to unload; both changes must then be made.
+ */
+static int role_intent(void)
+{
+	int bad = 0, n = 0, i, status;
+	char d[64], f[64];
+	pid_t kids[2];
+
+	while (!stopping()) {
+		int dev = vfsb_open_flags(O_NONBLOCK), fd;
+
+		if (dev < 0 || vfsb_subscribe_intent(dev, 0, 0, 200, NULL) ||
+		    vfsb_watch_path(dev, DIR_I)) {
+			bad++;
+			if (dev >= 0)
+				close(dev);
+			continue;
+		}
+		snprintf(d, sizeof(d), DIR_I "/d%d", n);
+		snprintf(f, sizeof(f), DIR_I "/f%d", n++);
+		kids[0] = fork();
+		if (!kids[0])
+			_exit(mkdir(d, 0755) ? 1 : 0);
+		kids[1] = fork();
+		if (!kids[1]) {
+			fd = open(f, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+			_exit(fd < 0 || fallocate(fd, 0, 0, 4096) ? 1 : 0);
+		}
+		usleep(rand() % 300000);
+		close(dev);
+		for (i = 0; i < 2; i++) {
+			if (kids[i] < 0 || waitpid(kids[i], &status, 0) < 0) {
+				bad++;
+				continue;
+			}
+			bad += !WIFEXITED(status) || WEXITSTATUS(status);
+		}
+		rmdir(d);
+		unlink(f);
+	}
+	if (bad)
+		fprintf(stderr, "# intent: %d failed\n", bad);
 	return bad;
 }
 
@@ -350,6 +457,8 @@ TEST_F_TIMEOUT(stress, everything_at_once_leaves_nothing_behind, 600)
 	ASSERT_NE(MAP_FAILED, g_stop);
 	ASSERT_EQ(0, mount_tmpfs(DIR_A));
 	ASSERT_EQ(0, mount_tmpfs(DIR_B));
+	ASSERT_EQ(0, chmod(DIR_B, 01777));	/* role_fifo's, as nobody */
+	ASSERT_EQ(0, mount_tmpfs(DIR_I));
 	mkdir(DIR_M, 0755);
 	ASSERT_EQ(0, vfsb_path_sb_dev(DIR_A, &dev_a));
 
@@ -375,6 +484,8 @@ TEST_F_TIMEOUT(stress, everything_at_once_leaves_nothing_behind, 600)
 	SPAWN(role_watches());
 	SPAWN(role_mounts());
 	SPAWN(role_rmmod());
+	SPAWN(role_fifo());
+	SPAWN(role_intent());
 	SPAWN(role_fuzzer(false, 1));
 	SPAWN(role_fuzzer(true, 2));
 #undef SPAWN
@@ -427,6 +538,7 @@ TEST_F_TIMEOUT(stress, everything_at_once_leaves_nothing_behind, 600)
 	umount2(DIR_M, MNT_DETACH);
 	umount2(DIR_A, MNT_DETACH);
 	umount2(DIR_B, MNT_DETACH);
+	umount2(DIR_I, MNT_DETACH);
 }
 
 TEST_HARNESS_MAIN
