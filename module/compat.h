@@ -89,6 +89,18 @@
 #define VFSB_IDMAP struct user_namespace
 #endif
 
+/*
+ * An inode's dentries, under its i_lock: in d_u.d_alias up to 6.x; 7.x
+ * made the union anonymous and named the walk for_each_alias().
+ */
+#include <linux/dcache.h>
+#ifdef for_each_alias
+#define vfsb_for_each_alias(dentry, inode) for_each_alias(dentry, inode)
+#else
+#define vfsb_for_each_alias(dentry, inode) \
+	hlist_for_each_entry(dentry, &(inode)->i_dentry, d_u.d_alias)
+#endif
+
 /* What chattr and FS_IOC_FSSETXATTR pass: renamed in 6.17. */
 #ifdef VFSB_HAVE_FILE_KATTR
 #define VFSB_FILEATTR struct file_kattr

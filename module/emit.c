@@ -99,7 +99,7 @@ static struct dentry *vfsb_hashed_alias(struct inode *inode)
 	struct dentry *alias, *found = NULL;
 
 	spin_lock(&inode->i_lock);
-	hlist_for_each_entry(alias, &inode->i_dentry, d_u.d_alias) {
+	vfsb_for_each_alias(alias, inode) {
 		if (!d_unhashed(alias)) {
 			found = alias;
 			break;
