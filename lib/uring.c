@@ -31,10 +31,17 @@ void vfsb_uring_exit(struct vfsb_uring *r)
 
 int vfsb_uring_init(struct vfsb_uring *r, unsigned int entries)
 {
+	return vfsb_uring_init_flags(r, entries, 0);
+}
+
+int vfsb_uring_init_flags(struct vfsb_uring *r, unsigned int entries,
+			  unsigned int flags)
+{
 	struct io_uring_params p;
 	char *sq, *cq;
 
 	memset(&p, 0, sizeof(p));
+	p.flags = flags;
 	memset(r, 0, sizeof(*r));
 	r->fd = syscall(__NR_io_uring_setup, entries, &p);
 	if (r->fd < 0)

@@ -24,6 +24,9 @@ struct vfsb_uring {
 
 /* 0 or -errno; vfsb_uring_exit() undoes a partial setup too. */
 int vfsb_uring_init(struct vfsb_uring *r, unsigned int entries);
+/* The same with IORING_SETUP_* flags (IORING_SETUP_IOPOLL, say). */
+int vfsb_uring_init_flags(struct vfsb_uring *r, unsigned int entries,
+			  unsigned int flags);
 /* A no-op on a ring that is zeroed or already gone. */
 void vfsb_uring_exit(struct vfsb_uring *r);
 /* Queues one SQE and submits it, without waiting for its completion. */

@@ -194,6 +194,23 @@ static ssize_t notrace vfsb_refuse_write(void)
 	return -EAGAIN;
 }
 
+static int notrace vfsb_timed_out(void)
+{
+	return -ETIMEDOUT;
+}
+
+static ssize_t notrace vfsb_timed_out_write(void)
+{
+	return -ETIMEDOUT;
+}
+
+/* Where an int function that is refused or timed out continues. */
+static unsigned long vfsb_fail_ip(enum vfsb_settle s)
+{
+	return s == VFSB_SETTLE_REFUSE ? (unsigned long)vfsb_refuse :
+	       s == VFSB_SETTLE_TIMEDOUT ? (unsigned long)vfsb_timed_out : 0;
+}
+
 static vm_fault_t notrace vfsb_deny_fault(void)
 {
 	return VM_FAULT_NOPAGE;
@@ -208,12 +225,15 @@ static vm_fault_t notrace vfsb_refuse_fault(void)
 static void vfsb_settle_call(struct ftrace_regs *fregs,
 			     struct vfsb_intent_req *req, bool async)
 {
-	switch (vfsb_intent_defer_syscall(req, async)) {
+	enum vfsb_settle s = vfsb_intent_defer_syscall(req, async);
+
+	switch (s) {
 	case VFSB_SETTLE_WAIT:
 		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_deny_restart);
 		break;
 	case VFSB_SETTLE_REFUSE:
-		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_refuse);
+	case VFSB_SETTLE_TIMEDOUT:
+		vfsb_fregs_set_ip(fregs, vfsb_fail_ip(s));
 		break;
 	case VFSB_SETTLE_GO:
 		break;
@@ -608,8 +628,10 @@ static noinline void vfsb_data_change(struct ftrace_regs *fregs)
 	 */
 	if (!sync &&
 	    !vfsb_task_submitting(container_of(ppos, struct kiocb, ki_pos))) {
-		if (vfsb_intent_no_wait(&req) == VFSB_SETTLE_REFUSE)
-			vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_refuse);
+		unsigned long ip = vfsb_fail_ip(vfsb_intent_no_wait(&req));
+
+		if (ip)
+			vfsb_fregs_set_ip(fregs, ip);
 		return;
 	}
 	vfsb_settle_call(fregs, &req, !sync);
@@ -634,6 +656,7 @@ static noinline void vfsb_mkwrite_change(struct ftrace_regs *fregs)
 		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_deny_fault);
 		break;
 	case VFSB_SETTLE_REFUSE:
+	case VFSB_SETTLE_TIMEDOUT:
 		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_refuse_fault);
 		break;
 	case VFSB_SETTLE_GO:
@@ -684,8 +707,16 @@ static noinline void vfsb_kernel_write_change(struct ftrace_regs *fregs)
 	/* core dumps and accounting cannot wait: unacked, or refused */
 	vfsb_announce_data(ARG(0), VFSB_R_DATA_WRITE, 0, pos ? *pos : 0,
 			   (unsigned long)ARG(2), true, &req);
-	if (vfsb_intent_no_wait(&req) == VFSB_SETTLE_REFUSE)
+	switch (vfsb_intent_no_wait(&req)) {
+	case VFSB_SETTLE_REFUSE:
 		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_refuse_write);
+		break;
+	case VFSB_SETTLE_TIMEDOUT:
+		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_timed_out_write);
+		break;
+	default:
+		break;
+	}
 }
 
 static typeof(vfs_fallocate) vfsb_wrap_vfs_fallocate;

@@ -51,6 +51,7 @@ struct vfsb_iset_ent {
 	struct vfsb_ikey key;
 	u64 seq;		/* the intent's; 0 counts as acked */
 	u64 epoch;		/* live only in this epoch */
+	unsigned long born;	/* jiffies when its intent was sent */
 };
 
 struct vfsb_intent {
@@ -200,6 +201,7 @@ static void vfsb_iset_insert(struct vfsb_intent *in, const struct vfsb_ikey *k,
 	slot->key = *k;
 	slot->seq = seq;
 	slot->epoch = in->epoch;
+	slot->born = jiffies;
 }
 
 static void vfsb_req_add(struct vfsb_intent_req *req, struct vfsb_intent *in,
@@ -340,6 +342,25 @@ static void vfsb_intent_give_up(struct vfsb_intent_req *req)
 	spin_unlock_irqrestore(&in->lock, flags);
 }
 
+/* Whether an intent req waits for is older than the timeout, unacked. */
+static bool vfsb_intent_expired(struct vfsb_intent_req *req)
+{
+	struct vfsb_intent *in = req->in;
+	unsigned long flags, tmo = msecs_to_jiffies(in->timeout_ms);
+	bool expired = false;
+	u32 i;
+
+	spin_lock_irqsave(&in->lock, flags);
+	for (i = 0; i < req->nr_keys && !expired; i++) {
+		struct vfsb_iset_ent *e = vfsb_iset_find(in, &req->keys[i]);
+
+		expired = e && e->seq > in->acked &&
+			  time_after(jiffies, e->born + tmo);
+	}
+	spin_unlock_irqrestore(&in->lock, flags);
+	return expired;
+}
+
 /*
  * A context that cannot wait: the change goes on now, unacked; or, for
  * a subscriber that asked for it (VFSB_SUB_REFUSE_UNWAITED), it is
@@ -349,11 +370,26 @@ static void vfsb_intent_give_up(struct vfsb_intent_req *req)
  */
 enum vfsb_settle vfsb_intent_no_wait(struct vfsb_intent_req *req)
 {
-	if (!req->in)
+	struct vfsb_intent *in = req->in;
+
+	if (!in)
 		return VFSB_SETTLE_GO;
-	if (req->in->refuse && !READ_ONCE(req->in->dead)) {
-		vfsb_req_put(req);
-		return VFSB_SETTLE_REFUSE;
+	if (in->refuse && !READ_ONCE(in->dead)) {
+		/*
+		 * Refused for as long as a wait may last: a retry loop in
+		 * the kernel (io-wq retries an IOPOLL ring's EAGAIN with
+		 * only cond_resched() between, io_uring/io_uring.c
+		 * io_wq_submit_work()) would otherwise spin until the ack.
+		 * After the timeout: the policy, as for a wait.
+		 */
+		if (!vfsb_intent_expired(req)) {
+			vfsb_req_put(req);
+			return VFSB_SETTLE_REFUSE;
+		}
+		if (in->fail_closed) {
+			vfsb_req_put(req);
+			return VFSB_SETTLE_TIMEDOUT;
+		}
 	}
 	vfsb_intent_give_up(req);
 	vfsb_req_put(req);

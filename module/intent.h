@@ -56,6 +56,8 @@ enum vfsb_settle {
 	VFSB_SETTLE_GO,
 	VFSB_SETTLE_WAIT,
 	VFSB_SETTLE_REFUSE,
+	/* refused past the timeout, fail-closed: ETIMEDOUT, never retried */
+	VFSB_SETTLE_TIMEDOUT,
 };
 
 enum vfsb_settle vfsb_intent_defer_syscall(struct vfsb_intent_req *req,

@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 
 #include "vfsb.h"
+#include "vfsb_uring.h"
 #include "aio.h"
 #include "hold_calls.h"
 #include "modparam.h"
@@ -706,6 +707,76 @@ TEST(open_creat_of_an_uncached_existing_name_does_not_wait)
 	EXPECT_EQ(0, res);
 	EXPECT_TRUE(exists(DIR_E "/d/new"));
 	child_end(&ch);
+	close(dev);
+	umount2(DIR_E, MNT_DETACH);
+}
+
+/*
+ * One O_DIRECT write of 4096 bytes of 'P' at 0 through an IOPOLL ring:
+ * 0 when it wrote them all, else -errno.
+ */
+static int op_uring_iopoll_write(const char *path, int ctl, int res)
+{
+	struct vfsb_uring r;
+	struct io_uring_sqe sqe;
+	void *buf;
+	int fd, ret, cres;
+
+	if (posix_memalign(&buf, 4096, 4096))
+		return -ENOMEM;
+	memset(buf, 'P', 4096);
+	fd = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = vfsb_uring_init_flags(&r, 4, IORING_SETUP_IOPOLL);
+	if (!ret) {
+		memset(&sqe, 0, sizeof(sqe));
+		sqe.opcode = IORING_OP_WRITE;
+		sqe.fd = fd;
+		sqe.addr = (unsigned long)buf;
+		sqe.len = 4096;
+		ret = vfsb_uring_run(&r, &sqe, &cres);
+		if (!ret)
+			ret = cres == 4096 ? 0 : cres < 0 ? cres : -EIO;
+	}
+	vfsb_uring_exit(&r);
+	close(fd);
+	return ret;
+}
+
+/*
+ * A refused write (VFSB_SUB_REFUSE_UNWAITED) that io_uring retries on
+ * its own, as an IOPOLL ring's io-wq worker does with EAGAIN, is bound
+ * by the subscriber's timeout like any wait: a subscriber that never
+ * acks (stopped, say) must not keep a worker spinning for ever. After
+ * the timeout the write goes on (fail-open), with a RESCAN record.
+ */
+TEST(refused_iopoll_write_is_bound_by_the_timeout)
+{
+	union rec u;
+	struct child ch;
+	int dev, res, ret;
+
+	ret = mount_ext4(DIR_E);
+	if (ret == -ENODEV)
+		SKIP(return, "no scratch disk");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, mkdir(DIR_E "/d", 0755));
+	ASSERT_EQ(0, put_file(DIR_E "/d/f", ""));
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_subscribe_intent(dev, 0, VFSB_SUB_REFUSE_UNWAITED,
+					   1000, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_E));
+	ASSERT_EQ(0, child_start(&ch, op_uring_iopoll_write, DIR_E "/d/f"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	/* never acked */
+	ret = child_result(&ch, 15000, &res);
+	EXPECT_EQ(0, ret);
+	if (!ret)
+		EXPECT_EQ(0, res);
+	child_end(&ch);
+	EXPECT_EQ(0, wait_record(dev, VFSB_REC_RESCAN, 0, &u));
 	close(dev);
 	umount2(DIR_E, MNT_DETACH);
 }
