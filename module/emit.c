@@ -90,6 +90,16 @@ static struct inode *vfsb_dentry_snapshot(struct dentry *dentry, char *name,
 }
 
 /*
+ * Whether d is a name of its inode: hashed, and not disconnected (a
+ * non-directory's dentry made by open_by_handle_at() or nfsd from a
+ * handle is its own parent, IS_ROOT(), with no name in any directory).
+ */
+static bool vfsb_is_name(struct dentry *d)
+{
+	return !d_unhashed(d) && !IS_ROOT(d);
+}
+
+/*
  * A dentry of inode that is one of its current names, or NULL. Under
  * RCU, which keeps the dentry returned (dentries are freed after a
  * grace period); i_lock keeps the list of aliases while it is walked.
@@ -100,7 +110,7 @@ static struct dentry *vfsb_hashed_alias(struct inode *inode)
 
 	spin_lock(&inode->i_lock);
 	vfsb_for_each_alias(alias, inode) {
-		if (!d_unhashed(alias)) {
+		if (vfsb_is_name(alias)) {
 			found = alias;
 			break;
 		}
@@ -127,7 +137,7 @@ static struct dentry *vfsb_object_dentry(const struct vfsb_event *ev,
 
 	if (!inode || S_ISDIR(inode->i_mode) || ev->dir)
 		return ev->dentry;
-	if (!d_unhashed(ev->dentry)) {
+	if (vfsb_is_name(ev->dentry)) {
 		if (READ_ONCE(inode->i_nlink) > 1)
 			*flags |= VFSB_RECF_LINKS;
 		return ev->dentry;
@@ -137,7 +147,10 @@ static struct dentry *vfsb_object_dentry(const struct vfsb_event *ev,
 		return ev->dentry;
 	*flags |= VFSB_RECF_LINKS;
 	alias = vfsb_hashed_alias(inode);
-	return alias ?: ev->dentry;
+	if (alias)
+		return alias;
+	/* disconnected, no name known: no directory, the object alone */
+	return IS_ROOT(ev->dentry) ? NULL : ev->dentry;
 }
 
 static void vfsb_fill_header(struct vfsb_record *rec, struct super_block *sb,
@@ -176,7 +189,7 @@ static void vfsb_build(struct vfsb_sb *vsb, struct super_block *sb,
 	rec->offset = (ev->flags & VFSB_RECF_APPEND) && ev->inode ?
 		      i_size_read(ev->inode) : ev->offset;
 	rec->length = ev->length;
-	if (ev->name_of_dentry) {
+	if (ev->name_of_dentry && dentry) {
 		struct inode *parent = vfsb_dentry_snapshot(dentry, name,
 							    &name_len);
 

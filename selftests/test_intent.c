@@ -782,6 +782,54 @@ TEST(refused_iopoll_write_is_bound_by_the_timeout)
 }
 
 /*
+ * A file written through a descriptor from open_by_handle_at() after
+ * the caches were dropped: its dentry is disconnected (its own parent),
+ * so the record must not name the file as its directory; it names the
+ * object (VFSB_RECF_LINKS, its handle), as nfsd's writes often come.
+ */
+TEST(write_through_a_disconnected_dentry_names_no_false_directory)
+{
+	struct {
+		struct file_handle fh;
+		unsigned char buf[MAX_HANDLE_SZ];
+	} h;
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	int dev, ret, mid, mfd, fd;
+	long long ino;
+
+	ret = mount_ext4(DIR_E);
+	if (ret == -ENODEV)
+		SKIP(return, "no scratch disk");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, mkdir(DIR_E "/d", 0755));
+	ASSERT_EQ(0, put_file(DIR_E "/d/f", "abc"));
+	ino = ino_of(DIR_E "/d/f");
+	h.fh.handle_bytes = MAX_HANDLE_SZ;
+	ASSERT_EQ(0, name_to_handle_at(AT_FDCWD, DIR_E "/d/f", &h.fh, &mid, 0));
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_subscribe(dev, 0, 0, 0, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_E));
+	sync();
+	ASSERT_EQ(0, put_file("/proc/sys/vm/drop_caches", "2"));
+	mfd = open(DIR_E, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, mfd);
+	fd = open_by_handle_at(mfd, &h.fh, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, pwrite(fd, "X", 1, 0));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, 0, &u));
+	EXPECT_EQ(VFSB_R_DATA_WRITE, r->reasons);
+	EXPECT_EQ(ino, (long long)r->ino);
+	EXPECT_NE(ino, (long long)r->parent_ino);
+	EXPECT_TRUE(r->flags & VFSB_RECF_LINKS);
+	close(fd);
+	close(mfd);
+	close(dev);
+	umount2(DIR_E, MNT_DETACH);
+}
+
+/*
  * The subscriber's own changes never wait for itself (fail-closed: a
  * wait would fail the call), and are not intents.
  */
