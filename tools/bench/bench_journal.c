@@ -37,6 +37,7 @@ struct jb {
 	pid_t daemon;
 	long ndirs, nfiles, steady_iters, worst_iters, ack_secs;
 	long worst_seq;		/* names new directories */
+	long rename_iters, rename_seq;
 };
 
 static void run_cmd(char *const argv[], char *out, size_t sz)
@@ -186,6 +187,40 @@ static void worst_op(const char *base, long seq, int who)
 	close(fd);
 }
 
+/*
+ * Renames of whole directories, each a different one (as a tree is
+ * reorganised), in one parent that is announced already: in intent mode
+ * each is its moved directory's first rename in the epoch and waits for
+ * its own intent (the journal's moved entry is durable before it).
+ */
+static double rename_ns(struct jb *b)
+{
+	char base[200], from[256], to[256];
+	uint64_t t0;
+	long i, seq = b->rename_seq;
+
+	snprintf(base, sizeof(base), "%s/renames", b->data);
+	for (i = 0; i < b->rename_iters; i++) {
+		snprintf(from, sizeof(from), "%s/r%ld", base, seq + i);
+		if (mkdir(from, 0755))
+			die("mkdir %s: %s", from, strerror(errno));
+	}
+	/* the parent announced first, as in the steady state */
+	snprintf(to, sizeof(to), "%s/announce", base);
+	if (!mkdir(to, 0755))
+		rmdir(to);
+	t0 = now_ns();
+	for (i = 0; i < b->rename_iters; i++) {
+		snprintf(from, sizeof(from), "%s/r%ld", base, seq + i);
+		snprintf(to, sizeof(to), "%s/m%ld", base, seq + i);
+		if (rename(from, to))
+			die("rename %s: %s", from, strerror(errno));
+	}
+	t0 = now_ns() - t0;
+	b->rename_seq += b->rename_iters;
+	return (double)t0 / b->rename_iters;
+}
+
 static double worst_ns(struct jb *b)
 {
 	char base[200];
@@ -242,7 +277,8 @@ static int journal(const char *out_json)
 	char c0[128], c1[128], listing[1 << 16], sub[200];
 	double rescan_ms = 1e300, query_ms = 1e300;
 	double base_s[ROUNDS], jour_s[ROUNDS], base_w[ROUNDS], jour_w[ROUNDS];
-	struct summary rs, rw;
+	double base_r[ROUNDS], jour_r[ROUNDS];
+	struct summary rs, rw, rr;
 	double acks1, acks4;
 	long entries = 0, listed = 0;
 	uint64_t t0 = now_ns();
@@ -255,6 +291,7 @@ static int journal(const char *out_json)
 	b.nfiles = bench_env("VFSB_BENCH_JOURNAL_FILES", 1000, 100);
 	b.steady_iters = bench_env("VFSB_BENCH_ITERS", 2000, 100);
 	b.worst_iters = bench_env("VFSB_BENCH_JOURNAL_WORST", 300, 30);
+	b.rename_iters = bench_env("VFSB_BENCH_JOURNAL_RENAMES", 300, 30);
 	b.ack_secs = bench_env("VFSB_BENCH_JOURNAL_SECS", 3, 1);
 	for (i = 0; i < nfs && strcmp(fs[i].name, "tmpfs"); i++)
 		;
@@ -273,8 +310,9 @@ static int journal(const char *out_json)
 	}
 	mod_set(true);
 	mkdir(b.data, 0755);
-	for (i = 0; i < 4; i++) {
-		static const char *const subs[] = { "tree", "steady", "worst", "acks" };
+	for (i = 0; i < 5; i++) {
+		static const char *const subs[] = { "tree", "steady", "worst",
+						     "acks", "renames" };
 
 		bench_subdir(sub, sizeof(sub), b.data, subs[i]);
 	}
@@ -325,15 +363,19 @@ static int journal(const char *out_json)
 	for (i = 0; i < ROUNDS; i++) {
 		base_s[i] = steady_ns(&b);
 		base_w[i] = worst_ns(&b);
+		base_r[i] = rename_ns(&b);
 		daemon_start(&b);
 		jour_s[i] = steady_ns(&b);
 		jour_w[i] = worst_ns(&b);
+		jour_r[i] = rename_ns(&b);
 		daemon_stop(&b);
-		progress("round %d: steady %.0f -> %.0f ns, worst %.0f -> %.0f ns",
-			 i, base_s[i], jour_s[i], base_w[i], jour_w[i]);
+		progress("round %d: steady %.0f -> %.0f ns, worst %.0f -> %.0f ns, rename %.0f -> %.0f ns",
+			 i, base_s[i], jour_s[i], base_w[i], jour_w[i],
+			 base_r[i], jour_r[i]);
 	}
 	rs = ratio_summary(jour_s, base_s, ROUNDS);
 	rw = ratio_summary(jour_w, base_w, ROUNDS);
+	rr = ratio_summary(jour_r, base_r, ROUNDS);
 
 	daemon_start(&b);
 	acks1 = ops_per_s(&b, 1);
@@ -354,6 +396,9 @@ static int journal(const char *out_json)
 	printf("    worst case (new directory per op), mkdir+create:   %.0f -> "
 	       "%.0f ns/op, %.3f (%.3f-%.3f)\n", summarize(base_w, ROUNDS).med,
 	       summarize(jour_w, ROUNDS).med, rw.med, rw.min, rw.max);
+	printf("    directory renames (a different directory each):    %.0f -> "
+	       "%.0f ns/op, %.3f (%.3f-%.3f)\n", summarize(base_r, ROUNDS).med,
+	       summarize(jour_r, ROUNDS).med, rr.med, rr.min, rr.max);
 	printf("  intents acked per second (worst-case writers): 1 writer %.0f/s,"
 	       " 4 writers %.0f/s (group commit: %.2fx)\n", acks1, acks4,
 	       acks4 / acks1);
@@ -368,6 +413,7 @@ static int journal(const char *out_json)
 	jw_int(&j, "directories_named", listed);
 	jw_num(&j, "steady_ratio", rs.med);
 	jw_num(&j, "worst_ratio", rw.med);
+	jw_num(&j, "rename_ratio", rr.med);
 	jw_num(&j, "acks_per_s_1_writer", acks1);
 	jw_num(&j, "acks_per_s_4_writers", acks4);
 	return bench_json_end(&j, t0);
