@@ -525,6 +525,29 @@ TEST(rename_waits_for_both_directories)
 	umount2(DIR_T, MNT_DETACH);
 }
 
+/*
+ * A change by a child that waits for its intent, acked as soon as it is
+ * read: its directory is then acked in the epoch. 0 when the change was
+ * made, else -errno or 1 (no result in time).
+ */
+static int acked_change(int dev, child_fn fn, const char *path)
+{
+	union rec u;
+	struct child ch;
+	int ret, res;
+
+	ret = child_start(&ch, fn, path);
+	if (ret)
+		return ret;
+	ret = wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u);
+	if (!ret)
+		ret = vfsb_ack(dev, u.r.seq);
+	if (!ret)
+		ret = child_result(&ch, 10000, &res);
+	child_end(&ch);
+	return ret ? ret : res;
+}
+
 static int op_rename_sub(const char *path, int ctl, int res)
 {
 	return rename(DIR_T "/d/sub", DIR_T "/d/sub2") ? -errno : 0;
@@ -546,12 +569,7 @@ TEST(directory_rename_waits_in_an_acked_directory)
 	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
 	ASSERT_EQ(0, mkdir(DIR_T "/d/sub", 0755));	/* ours: no wait */
 	/* d's first change of the epoch, acked */
-	ASSERT_EQ(0, child_start(&ch, op_create, DIR_T "/d/x"));
-	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
-	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
-	ASSERT_EQ(0, child_result(&ch, 10000, &res));
-	ASSERT_EQ(0, res);
-	child_end(&ch);
+	ASSERT_EQ(0, acked_change(dev, op_create, DIR_T "/d/x"));
 
 	ASSERT_EQ(0, child_start(&ch, op_rename_sub, NULL));
 	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
@@ -600,16 +618,8 @@ TEST(write_to_a_linked_file_waits_for_its_object)
 	ASSERT_EQ(0, mkdir(DIR_T "/d2", 0755));
 	ASSERT_EQ(0, link(DIR_T "/d/f", DIR_T "/d2/g"));
 	/* both directories' first changes of the epoch, acked */
-	ASSERT_EQ(0, child_start(&ch, op_create, DIR_T "/d/x"));
-	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
-	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
-	ASSERT_EQ(0, child_result(&ch, 10000, &res));
-	child_end(&ch);
-	ASSERT_EQ(0, child_start(&ch, op_create, DIR_T "/d2/x"));
-	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
-	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
-	ASSERT_EQ(0, child_result(&ch, 10000, &res));
-	child_end(&ch);
+	ASSERT_EQ(0, acked_change(dev, op_create, DIR_T "/d/x"));
+	ASSERT_EQ(0, acked_change(dev, op_create, DIR_T "/d2/x"));
 
 	ASSERT_EQ(0, child_start(&ch, op_write_l, DIR_T "/d/f"));
 	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
