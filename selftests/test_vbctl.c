@@ -300,6 +300,10 @@ TEST(bad_usage_is_exit_2_and_says_why)
 	EXPECT_EQ(2, vbctl("barrier", "/tmp", "/"));
 	EXPECT_EQ(2, vbctl("barrier", "/tmp", "--async", "--expedited"));
 	EXPECT_ERR("--expedited does not apply to --async");
+	EXPECT_EQ(2, vbctl("barrier", "--all", "--fence"));
+	EXPECT_ERR("--fence is for one PATH");
+	EXPECT_EQ(2, vbctl("barrier", "/tmp", "--fence", "--async"));
+	EXPECT_ERR("--fence is for one PATH");
 	EXPECT_EQ(2, vbctl("stream", "/tmp", "--reasons", "create,bogus"));
 	EXPECT_ERR("unknown reason 'bogus'");
 	EXPECT_EQ(2, vbctl("stream", "/tmp", "--ring", "1e9"));
@@ -398,6 +402,9 @@ TEST_F(watched, barrier_sync_async_all)
 	EXPECT_OUT("barrier on " DIR_W " complete after ");
 	EXPECT_EQ(0, vbctl("barrier", DIR_W, "--timeout", "5000", "--expedited"));
 	EXPECT_OUT("complete after ");
+	/* a consumer's first full scan: every write in progress, too */
+	EXPECT_EQ(0, vbctl("barrier", DIR_W, "--fence", "--timeout", "5000"));
+	EXPECT_OUT("fenced barrier on " DIR_W " complete after ");
 	EXPECT_EQ(0, vbctl("barrier", DIR_W, "--async"));
 	EXPECT_OUT("started: cookie ");
 	EXPECT_OUT(" ms (cookie ");

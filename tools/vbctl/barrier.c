@@ -24,7 +24,7 @@
 #include "vfsb.h"
 #include "vbctl.h"
 
-#define USAGE "barrier PATH | --all [PATH...]  [--timeout MS] [--expedited | --async]"
+#define USAGE "barrier PATH | --all [PATH...]  [--timeout MS] [--expedited | --async] [--fence]"
 
 struct barrier_req {
 	__u32 flags;
@@ -53,7 +53,8 @@ static int run_barrier(struct vbctl *vb, int fd, const struct barrier_req *r)
 				      &waited_ns);
 		if (ret)
 			return vb_fail("barrier", r->what, ret);
-		printf("barrier on %s complete after %.3f ms\n", r->what,
+		printf("%sbarrier on %s complete after %.3f ms\n",
+		       r->flags & VFSB_BARRIER_FENCE ? "fenced " : "", r->what,
 		       waited_ns / 1e6);
 		return VB_OK;
 	}
@@ -159,6 +160,7 @@ int cmd_barrier(struct vbctl *vb, int argc, char **argv)
 		{ "expedited", no_argument, NULL, 'e' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "async", no_argument, NULL, 's' },
+		{ "fence", no_argument, NULL, 'f' },
 		VB_OPT_HELP, VB_OPT_END,
 	};
 	struct barrier_req r = { 0 };
@@ -184,12 +186,22 @@ int cmd_barrier(struct vbctl *vb, int argc, char **argv)
 		case 's':
 			r.async = true;
 			break;
+		case 'f':
+			r.flags |= VFSB_BARRIER_FENCE;
+			break;
 		default:
 			return VB_USAGE;
 		}
 	}
 	if (r.async && (r.flags & VFSB_BARRIER_EXPEDITED)) {
 		vb_err("barrier: --expedited does not apply to --async (usage: vbctl %s)",
+		       USAGE);
+		return VB_USAGE;
+	}
+	/* the kernel fences one filesystem, and only synchronously */
+	if ((r.flags & VFSB_BARRIER_FENCE) &&
+	    (r.async || (r.flags & VFSB_BARRIER_ALL))) {
+		vb_err("barrier: --fence is for one PATH, without --async (usage: vbctl %s)",
 		       USAGE);
 		return VB_USAGE;
 	}
