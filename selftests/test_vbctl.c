@@ -630,6 +630,11 @@ TEST_F(watched, stream_json_lines)
 	EXPECT_OUT("\"name\":\"\\ufffd\\ufffd\",\"name_hex\":\"fffe\"");
 	EXPECT_OUT("\"parent_path\":\"" DIR_W "/s\"");
 	EXPECT_EQ(4, count(res.out, "{\"type\":\"change\",\"seq\":"));
+	/* what a consumer keys on: the filesystem and the objects' handles */
+	EXPECT_EQ(4, count(res.out, "\"fs_uuid\":\""));
+	EXPECT_EQ(4, count(res.out, "\"parent_generation\":"));
+	EXPECT_EQ(4, count(res.out, "\"parent_handle\":\""));
+	EXPECT_LE(1, count(res.out, "\"handle\":\""));
 }
 
 TEST_F(watched, stream_text_and_reasons)

@@ -98,6 +98,44 @@ static void print_notice(struct vfsb_record *r, struct jw *j)
 		       (unsigned long long)r->seq, vb_dev_str(r->dev, ds));
 }
 
+/*
+ * A handle item as "TYPE:HEX" (struct file_handle's handle_type, then
+ * its f_handle bytes), which name_to_handle_at() users can rebuild.
+ */
+static void json_handle(struct jw *j, const char *key, struct vfsb_record *r,
+			unsigned int type)
+{
+	struct vfsb_rec_item *it = vfsb_rec_item(r, type);
+	const unsigned char *d;
+	char buf[16 + 2 * 128 + 1];
+	__u32 bytes;
+	__s32 htype;
+	int n;
+	__u32 i;
+
+	if (!it || it->len < 8)
+		return;
+	d = (const unsigned char *)vfsb_item_data(it);
+	memcpy(&bytes, d, 4);
+	memcpy(&htype, d + 4, 4);
+	if (bytes + 8 > (__u32)it->len || bytes > 128)
+		return;
+	n = snprintf(buf, sizeof(buf), "%d:", htype);
+	for (i = 0; i < bytes; i++)
+		n += snprintf(buf + n, sizeof(buf) - n, "%02x", d[8 + i]);
+	jw_str(j, key, buf);
+}
+
+static void json_uuid(struct jw *j, const __u8 *uuid)
+{
+	char buf[33];
+	int i;
+
+	for (i = 0; i < 16; i++)
+		snprintf(buf + 2 * i, 3, "%02x", uuid[i]);
+	jw_str(j, "fs_uuid", buf);
+}
+
 static void print_change(struct vfsb_record *r, struct jw *j,
 			 const char *pp, const char *op)
 {
@@ -119,8 +157,15 @@ static void print_change(struct vfsb_record *r, struct jw *j,
 		jw_bool(j, "dir", r->flags & VFSB_RECF_DIR);
 		if (flags[0])
 			jw_str(j, "flags", flags);
+		json_uuid(j, r->fs_uuid);
+		if (r->epoch)
+			jw_uint(j, "epoch", r->epoch);
 		jw_uint(j, "parent_ino", r->parent_ino);
+		jw_uint(j, "parent_generation", r->parent_generation);
+		json_handle(j, "parent_handle", r, VFSB_ITEM_PARENT_FH);
 		jw_uint(j, "ino", r->ino);
+		jw_uint(j, "generation", r->generation);
+		json_handle(j, "handle", r, VFSB_ITEM_OBJECT_FH);
 		jw_uint(j, "pid", r->pid);
 		jw_uint(j, "tid", r->tid);
 		jw_uint(j, "uid", r->uid);
