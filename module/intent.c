@@ -44,6 +44,17 @@
 #include "intent.h"
 #include "sections.h"
 
+/*
+ * Tasks that never return to user space, so have no system call to
+ * restart: kernel threads, io_uring's workers, and (6.4+) user workers
+ * such as vhost's, whose saved registers say nothing.
+ */
+#ifdef PF_USER_WORKER
+#define VFSB_PF_NO_SYSCALL	(PF_KTHREAD | PF_IO_WORKER | PF_USER_WORKER)
+#else
+#define VFSB_PF_NO_SYSCALL	(PF_KTHREAD | PF_IO_WORKER)
+#endif
+
 #define VFSB_ISET_BITS		13
 #define VFSB_ISET_PROBES	8
 
@@ -164,7 +175,8 @@ u64 vfsb_intent_next_epoch(struct vfsb_intent *in)
 
 static u32 vfsb_ikey_hash(const struct vfsb_ikey *k)
 {
-	return hash_64(k->ino ^ ((u64)k->dev << 32) ^ k->gen, VFSB_ISET_BITS);
+	return hash_64(k->ino ^ ((u64)k->dev << 32) ^ k->gen ^
+		       ((u64)k->kind << 63), VFSB_ISET_BITS);
 }
 
 /* The live entry of k, or NULL; under in->lock. */
@@ -234,15 +246,23 @@ static u32 vfsb_intent_keys(const struct vfsb_record *rec,
 {
 	struct vfsb_ikey obj = {
 		.dev = rec->dev, .ino = rec->ino, .gen = rec->generation,
+		.kind = VFSB_IKEY_OBJECT,
 	};
 	u32 n = 0;
 
 	if (rec->parent_ino && !(rec->flags & VFSB_RECF_LINKS)) {
 		keys[n] = obj;
+		keys[n].kind = VFSB_IKEY_ENTRIES;
 		keys[n].ino = rec->parent_ino;
 		keys[n++].gen = rec->parent_generation;
 	}
-	if (!n || (rec->flags & VFSB_RECF_LINKS) ||
+	if (!n && !(rec->flags & VFSB_RECF_LINKS)) {
+		/* no parent (the filesystem's root itself): its own key */
+		keys[n] = obj;
+		keys[n++].kind = VFSB_IKEY_ENTRIES;
+		return n;
+	}
+	if ((rec->flags & VFSB_RECF_LINKS) ||
 	    ((rec->flags & VFSB_RECF_DIR) && (rec->reasons & VFSB_R_RENAME_TO)))
 		keys[n++] = obj;
 	return n;
@@ -342,23 +362,32 @@ static void vfsb_intent_give_up(struct vfsb_intent_req *req)
 	spin_unlock_irqrestore(&in->lock, flags);
 }
 
-/* Whether an intent req waits for is older than the timeout, unacked. */
-static bool vfsb_intent_expired(struct vfsb_intent_req *req)
+/*
+ * Jiffies left until the timeout of the oldest intent req waits for,
+ * counted from when that intent was sent, not from this wait: a task
+ * whose waits signals keep ending and restarting must still meet the
+ * policy in time. 0: passed; -1: no unacked entry of req is left (acked
+ * meanwhile, or evicted from the set).
+ */
+static long vfsb_intent_left(struct vfsb_intent_req *req)
 {
 	struct vfsb_intent *in = req->in;
 	unsigned long flags, tmo = msecs_to_jiffies(in->timeout_ms);
-	bool expired = false;
+	long left = -1, l;
 	u32 i;
 
 	spin_lock_irqsave(&in->lock, flags);
-	for (i = 0; i < req->nr_keys && !expired; i++) {
+	for (i = 0; i < req->nr_keys; i++) {
 		struct vfsb_iset_ent *e = vfsb_iset_find(in, &req->keys[i]);
 
-		expired = e && e->seq > in->acked &&
-			  time_after(jiffies, e->born + tmo);
+		if (!e || e->seq <= in->acked)
+			continue;
+		l = max_t(long, (long)(e->born + tmo - jiffies), 0);
+		if (left < 0 || l < left)
+			left = l;
 	}
 	spin_unlock_irqrestore(&in->lock, flags);
-	return expired;
+	return left;
 }
 
 /*
@@ -382,11 +411,13 @@ enum vfsb_settle vfsb_intent_no_wait(struct vfsb_intent_req *req)
 		 * io_wq_submit_work()) would otherwise spin until the ack.
 		 * After the timeout: the policy, as for a wait.
 		 */
-		if (!vfsb_intent_expired(req)) {
+		long left = vfsb_intent_left(req);
+
+		if (left > 0) {
 			vfsb_req_put(req);
 			return VFSB_SETTLE_REFUSE;
 		}
-		if (in->fail_closed) {
+		if (!left && in->fail_closed) {
 			vfsb_req_put(req);
 			return VFSB_SETTLE_TIMEDOUT;
 		}
@@ -415,13 +446,15 @@ int vfsb_intent_wait(struct vfsb_intent_req *req, bool can_fail)
 {
 	struct vfsb_intent *in = req->in;
 	/* io-wq workers too: a restart error must not reach a completion */
-	bool kthread = current->flags & (PF_KTHREAD | PF_IO_WORKER);
+	bool kthread = current->flags & VFSB_PF_NO_SYSCALL;
 	long tmo, left;
 	int ret = 0;
 
 	if (!in)
 		return 0;
-	tmo = msecs_to_jiffies(in->timeout_ms);
+	tmo = vfsb_intent_left(req);
+	if (tmo < 0)
+		tmo = msecs_to_jiffies(in->timeout_ms);
 	if (kthread)
 		left = wait_event_killable_timeout(in->wq,
 						   vfsb_intent_done(in, req),
@@ -514,7 +547,7 @@ static bool vfsb_syscall_restartable(bool async)
 {
 	long nr;
 
-	if (!in_task() || (current->flags & (PF_KTHREAD | PF_IO_WORKER |
+	if (!in_task() || (current->flags & (VFSB_PF_NO_SYSCALL |
 					     PF_EXITING | PF_DUMPCORE)) ||
 	    fatal_signal_pending(current))
 		return false;
@@ -547,7 +580,7 @@ enum vfsb_settle vfsb_intent_defer_fault(struct vfsb_intent_req *req,
 	if (!req->in)
 		return VFSB_SETTLE_GO;
 	if (!user || !in_task() ||
-	    (current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_EXITING)))
+	    (current->flags & (VFSB_PF_NO_SYSCALL | PF_EXITING)))
 		return vfsb_intent_no_wait(req);
 	return vfsb_intent_defer(req, false);
 }
@@ -558,9 +591,9 @@ enum vfsb_settle vfsb_intent_defer_fault(struct vfsb_intent_req *req,
  * The creates deferred lately, one slot per hash of the task: its
  * restarted call must find its own and go on (a filesystem that keeps
  * no negative dentries, a casefolded ext4 directory, would otherwise
- * defer it for ever). Another task's deferral may take the slot first,
- * which costs one restart more; a slot older than two seconds is no
- * restart of that call.
+ * defer it for ever). A slot another task holds (for less than two
+ * seconds) is not taken: that create is announced as before, so no
+ * call is deferred more than once.
  */
 #define VFSB_DEFER_BITS		6
 
@@ -600,24 +633,27 @@ bool vfsb_intent_defer_create(const struct inode *dir,
 {
 	struct vfsb_deferred *d;
 	struct callback_head *cb;
-	bool again;
+	bool fresh, again, busy;
 
 	if (!atomic_read(&vfsb_nr_intents) || !vfsb_syscall_restartable(false))
 		return false;
 	d = &vfsb_deferred[hash_ptr(current, VFSB_DEFER_BITS)];
 	spin_lock(&vfsb_deferred_lock);
-	again = d->task == current && d->dir == dir && d->hash == name->hash &&
-		time_before(jiffies, d->when + 2 * HZ);
+	fresh = d->task && time_before(jiffies, d->when + 2 * HZ);
+	again = fresh && d->task == current && d->dir == dir &&
+		d->hash == name->hash;
+	/* another task's: announced as before, so no task defers twice */
+	busy = fresh && !again;
 	if (again) {
 		d->task = NULL;
-	} else {
+	} else if (!busy) {
 		d->task = current;
 		d->dir = dir;
 		d->hash = name->hash;
 		d->when = jiffies;
 	}
 	spin_unlock(&vfsb_deferred_lock);
-	if (again)
+	if (again || busy)
 		return false;
 	cb = kmalloc(sizeof(*cb), GFP_ATOMIC | __GFP_NOWARN);
 	if (!cb)

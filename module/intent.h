@@ -20,7 +20,14 @@ struct vfsb_ikey {
 	u64 ino;
 	u32 gen;
 	u32 dev;
+	u32 kind;	/* VFSB_IKEY_*: the same inode may be both */
+	u32 pad;	/* zero: keys are compared whole */
 };
+
+/* A directory's entries changed (its first such change in the epoch). */
+#define VFSB_IKEY_ENTRIES	0
+/* An object by itself: a file by its links, a directory's subtree moved. */
+#define VFSB_IKEY_OBJECT	1
 
 #define VFSB_IREQ_KEYS	4
 

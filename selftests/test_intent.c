@@ -587,6 +587,88 @@ TEST(directory_rename_waits_in_an_acked_directory)
 	umount2(DIR_T, MNT_DETACH);
 }
 
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/* mkdir with a SIGUSR1 handler installed: signals end its waits. */
+static int op_mkdir_signalled(const char *path, int ctl, int res)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+
+	if (sigaction(SIGUSR1, &sa, NULL))
+		return -errno;
+	return mkdir(path, 0755) ? -errno : 0;
+}
+
+/*
+ * A writer that keeps getting signals while its ack never comes: each
+ * signal ends the wait and restarts the call, which waits again, but
+ * the timeout counts from the intent, not from each restart, so the
+ * policy (fail-open: go on) applies within the timeout.
+ */
+TEST(signals_do_not_extend_the_timeout)
+{
+	union rec u;
+	struct child ch;
+	int dev, res = 1, ret = 1, i;
+
+	ASSERT_EQ(0, setup(&dev, 0, 1000));
+	ASSERT_EQ(0, child_start(&ch, op_mkdir_signalled, DIR_T "/d/x"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	/* a signal every 200 ms, for 8 s at most: never acked */
+	for (i = 0; i < 40 && ret == 1; i++) {
+		kill(ch.pid, SIGUSR1);
+		ret = child_result(&ch, 200, &res);
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(0, res);
+	EXPECT_TRUE(exists(DIR_T "/d/x"));
+	child_end(&ch);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+static int op_rename_sub_to_e(const char *path, int ctl, int res)
+{
+	return rename(DIR_T "/d/sub", DIR_T "/e/sub") ? -errno : 0;
+}
+
+/*
+ * A directory whose own entries changed in the epoch (acked), then moved
+ * between two acked parents: the move is still an intent of its own. A
+ * key for "the directory's entries" must not pass for "the subtree was
+ * moved" (issue 24, scenario 3, found at review).
+ */
+TEST(directory_rename_waits_after_a_change_inside_it)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	struct child ch;
+	int dev, res;
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, mkdir(DIR_T "/e", 0755));
+	ASSERT_EQ(0, mkdir(DIR_T "/d/sub", 0755));
+	ASSERT_EQ(0, acked_change(dev, op_create, DIR_T "/d/x"));
+	ASSERT_EQ(0, acked_change(dev, op_create, DIR_T "/e/x"));
+	ASSERT_EQ(0, acked_change(dev, op_create, DIR_T "/d/sub/x"));
+
+	ASSERT_EQ(0, child_start(&ch, op_rename_sub_to_e, NULL));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	EXPECT_TRUE(r->reasons & VFSB_R_RENAME_TO);
+	EXPECT_TRUE(r->flags & VFSB_RECF_DIR);
+	EXPECT_EQ(1, child_result(&ch, 0, &res));
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	EXPECT_TRUE(exists(DIR_T "/e/sub/x"));
+	child_end(&ch);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
 /* Writes "L" at 0 through path. */
 static int op_write_l(const char *path, int ctl, int res)
 {
