@@ -283,6 +283,33 @@ static void vfsb_push_all(struct vfsb_sb *vsb, struct vfsb_record *rec,
 }
 
 /*
+ * Whether sb has an intent subscriber, whose changes may have to wait:
+ * what makes a create of a name not looked up yet worth deferring
+ * (intent.c). Any context.
+ */
+bool vfsb_sb_has_intent(struct super_block *sb)
+{
+	struct vfsb_sub_link *l;
+	struct vfsb_sb *vsb;
+	bool ret = false;
+
+	if (!vfsb_sb_maybe_tracked(sb))
+		return false;
+	rcu_read_lock();
+	vsb = vfsb_tracking_lookup_rcu(sb);
+	if (vsb) {
+		list_for_each_entry_rcu(l, &vsb->subs, node) {
+			if (l->intent) {
+				ret = true;
+				break;
+			}
+		}
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/*
  * Announces a change on sb to its subscribers, before the change is
  * made. Callers: the hooks, in the operation's task, with whatever the
  * operation holds (never a lock of ours); fenced: a section of sb's

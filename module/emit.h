@@ -30,5 +30,6 @@ void vfsb_announce(struct super_block *sb, const struct vfsb_event *ev,
 void vfsb_emit_rescan(struct vfsb_sb *vsb, u32 why);
 void vfsb_emit_unmount(struct vfsb_sb *vsb);
 u64 vfsb_next_cookie(void);
+bool vfsb_sb_has_intent(struct super_block *sb);
 
 #endif /* VFSB_EMIT_H */

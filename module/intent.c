@@ -620,10 +620,11 @@ static void vfsb_restart_tw_fn(struct callback_head *cb)
  * is created and a refused check is ignored. Announced there, such an
  * open of an existing file got a CREATE record and, in intent mode,
  * waited for it; an existing FIFO then blocked in fifo_open() on top.
- * So that check is failed with -ERESTARTNOINTR, unannounced, when a
- * journal subscriber exists and the call can be restarted: an existing
- * name opens as it would have (lookup_open() ignores the error), and a
- * new one fails the call, which is restarted (a TWA_SIGNAL task work
+ * So that check is failed with -ERESTARTNOINTR, unannounced, when the
+ * filesystem has an intent subscriber (the caller knows) and the call
+ * can be restarted: an existing name opens as it would have
+ * (lookup_open() ignores the error), and a new one fails the call,
+ * which is restarted (a TWA_SIGNAL task work
  * makes the return to user space do it) and finds its name looked up,
  * negative, in the dcache, where the check announces it as usual.
  * Returns whether the check is to fail now.
