@@ -40,7 +40,26 @@ static const char *const schema =
 	"  scope TEXT NOT NULL, reason TEXT NOT NULL, path TEXT);"
 	"CREATE INDEX IF NOT EXISTS gaps_by_epoch ON gaps(epoch);"
 	"CREATE TABLE IF NOT EXISTS consumers("
-	"  name TEXT PRIMARY KEY, epoch INTEGER NOT NULL);";
+	"  name TEXT PRIMARY KEY, epoch INTEGER NOT NULL);"
+	/*
+	 * version 1: files changed in an epoch whose names their record's
+	 * directory does not lead to (VFSB_RECF_LINKS: more than one link,
+	 * or changed through a name they no longer have), by handle (else
+	 * "ino:N:G"); vbjournal finds their names when asked
+	 */
+	"CREATE TABLE IF NOT EXISTS objects("
+	"  epoch INTEGER NOT NULL, fs INTEGER NOT NULL, handle BLOB NOT NULL,"
+	"  ino INTEGER, generation INTEGER,"
+	"  PRIMARY KEY(epoch, fs, handle)) WITHOUT ROWID;"
+	/*
+	 * the directories known to hold a name of an object (its records'
+	 * parents, its hard links' directories): where its names are
+	 * looked for; epoch: the last that named it
+	 */
+	"CREATE TABLE IF NOT EXISTS object_dirs("
+	"  fs INTEGER NOT NULL, handle BLOB NOT NULL, dir BLOB NOT NULL,"
+	"  epoch INTEGER NOT NULL,"
+	"  PRIMARY KEY(fs, handle, dir)) WITHOUT ROWID;";
 
 int vbj_exec(struct vbj_store *s, const char *sql)
 {
@@ -280,6 +299,12 @@ static void immutable_uri(const char *path, char *out, size_t sz)
 	snprintf(out + n, sz - n, "?immutable=1");
 }
 
+#define STR(x)	#x
+#define XSTR(x)	STR(x)
+static const char version_sql[] =
+	"PRAGMA user_version = " XSTR(VBJ_SCHEMA_VERSION);
+
+/* What every version has (objects and object_dirs: version 1). */
 static const char *const tables[] = {
 	"meta", "filesystems", "epochs", "changes", "moves", "gaps",
 	"consumers",
@@ -321,7 +346,8 @@ static int check_journal(struct vbj_store *s)
 		       open_fail(s, VBJ_E_FOREIGN, "%s: not a vbjournal journal "
 				 "(it has no journal id)", s->path);
 	s->journal_id = strtoull(id, NULL, 16);
-	return 0;
+	s->version = vbj_int(s, "PRAGMA user_version", 0);
+	return s->err;
 }
 
 /* A journal id from /dev/urandom, stored: 0 or an enum vbj_err. */
@@ -398,14 +424,28 @@ static int open_create(struct vbj_store *s)
 		return vbj_fail(s, "setting it up");
 	if (!tables) {
 		if (vbj_exec(s, "PRAGMA journal_mode=WAL") || vbj_begin(s) ||
-		    vbj_exec(s, schema))
+		    vbj_exec(s, schema) || vbj_exec(s, version_sql))
 			return vbj_fail(s, "creating it");
 		if (new_journal_id(s))
 			return s->err;
 		if (vbj_commit(s))
 			return vbj_fail(s, "creating it");
 	}
-	return check_journal(s);
+	if (check_journal(s))
+		return s->err;
+	if (s->version > VBJ_SCHEMA_VERSION)
+		return open_fail(s, VBJ_E_FAILED, "%s: made by a newer "
+				 "vbjournald (schema version %d; this one knows "
+				 "%d): not touched", s->path, s->version,
+				 VBJ_SCHEMA_VERSION);
+	/* an older journal: what it lacks, in one transaction */
+	if (s->version < VBJ_SCHEMA_VERSION) {
+		if (vbj_begin(s) || vbj_exec(s, schema) ||
+		    vbj_exec(s, version_sql) || vbj_commit(s))
+			return vbj_fail(s, "bringing its schema up to date");
+		s->version = VBJ_SCHEMA_VERSION;
+	}
+	return 0;
 }
 
 int vbj_open(struct vbj_store *s, const char *dir, enum vbj_mode mode)
@@ -549,6 +589,11 @@ int64_t vbj_trim(struct vbj_store *s, int64_t max_changes)
 	if (!ret)
 		ret = vbj_run(s, "DELETE FROM gaps WHERE epoch < ?", "i", keep);
 	if (!ret)
+		ret = vbj_run(s, "DELETE FROM objects WHERE epoch < ?", "i", keep);
+	if (!ret)
+		ret = vbj_run(s, "DELETE FROM object_dirs WHERE epoch < ?", "i",
+			      keep);
+	if (!ret)
 		ret = vbj_run(s, "DELETE FROM epochs WHERE epoch < ?", "i", keep);
 	return ret ? ret : keep;
 }
@@ -573,4 +618,27 @@ int vbj_gap_add(struct vbj_store *s, int64_t epoch, int64_t fs,
 	return vbj_run(s, "INSERT INTO gaps(epoch, fs, scope, reason, path) "
 		       "VALUES(?, ?, ?, ?, ?)", "iittt", epoch, fs, scope,
 		       reason, path ? path : "");
+}
+
+int vbj_object_dir_add(struct vbj_store *s, int64_t epoch, int64_t fs,
+		       const void *handle, int len, const void *dir, int dlen)
+{
+	return vbj_run(s, "INSERT INTO object_dirs(fs, handle, dir, epoch) "
+		       "VALUES(?, ?, ?, ?) ON CONFLICT DO UPDATE SET epoch = "
+		       "max(epoch, excluded.epoch)", "ibbi", fs, handle, len, dir,
+		       dlen, epoch);
+}
+
+int vbj_object_add(struct vbj_store *s, int64_t epoch, int64_t fs,
+		   const void *handle, int len, uint64_t ino, uint32_t gen,
+		   const void *dir, int dlen)
+{
+	int ret;
+
+	ret = vbj_run(s, "INSERT OR IGNORE INTO objects(epoch, fs, handle, ino, "
+		      "generation) VALUES(?, ?, ?, ?, ?)", "iibii", epoch, fs,
+		      handle, len, (int64_t)ino, (int64_t)gen);
+	if (!ret && dlen > 0)
+		ret = vbj_object_dir_add(s, epoch, fs, handle, len, dir, dlen);
+	return ret;
 }

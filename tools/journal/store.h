@@ -18,6 +18,13 @@
 #include <sqlite3.h>
 
 #define VBJ_DB_NAME	"journal.db"
+/*
+ * PRAGMA user_version: 0 had no object entries; 1 has objects and
+ * object_dirs. The daemon's open brings an older journal up to date
+ * and refuses a newer one; queries read any (an older one has no
+ * object entries).
+ */
+#define VBJ_SCHEMA_VERSION	1
 
 enum vbj_epoch_state { VBJ_OPEN = 0, VBJ_DURABLE = 1, VBJ_RECOVERED = 2 };
 
@@ -46,6 +53,7 @@ enum vbj_err {
 struct vbj_store {
 	sqlite3 *db;
 	uint64_t journal_id;
+	int version;		/* the journal's schema (VBJ_SCHEMA_VERSION) */
 	char path[4096];	/* of journal.db */
 	/* the first failure (vbj_open(), vbj_int(), vbj_fail()) */
 	enum vbj_err err;
@@ -109,6 +117,17 @@ int vbj_change_add(struct vbj_store *s, int64_t epoch, int64_t fs,
 /* A directory (by handle) renamed in epoch: its subtree counts as changed. */
 int vbj_move_add(struct vbj_store *s, int64_t epoch, int64_t fs,
 		 const void *handle, int len);
+/*
+ * A file changed in epoch whose names its record's directory dir (a
+ * handle or "ino:N:G" key, dlen 0: none) may not lead to
+ * (VFSB_RECF_LINKS): by handle (or "ino:N:G"), inode and generation.
+ */
+int vbj_object_add(struct vbj_store *s, int64_t epoch, int64_t fs,
+		   const void *handle, int len, uint64_t ino, uint32_t gen,
+		   const void *dir, int dlen);
+/* dir holds a name of the object (a hard link made there, say). */
+int vbj_object_dir_add(struct vbj_store *s, int64_t epoch, int64_t fs,
+		       const void *handle, int len, const void *dir, int dlen);
 /* A gap: scope "fs" (the whole filesystem) or "dir" (path). */
 int vbj_gap_add(struct vbj_store *s, int64_t epoch, int64_t fs,
 		const char *scope, const char *reason, const char *path);
