@@ -41,11 +41,14 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include "cli.h"
 #include "jw.h"
 #include "lock.h"
+#include "resolve.h"
 #include "store.h"
 
 #define DEFAULT_JOURNAL "/var/lib/vbjournal"
@@ -344,14 +347,353 @@ static int print_dirs(struct vbj_store *s, const char *table,
 	return rc == SQLITE_DONE ? n : -1;
 }
 
+/*
+ * ---- Object ("file") entries ----
+ *
+ * A file the module announced with VFSB_RECF_LINKS: its record's
+ * directory may not lead to its names. Its names are looked for when
+ * asked, by inode, in the directories the journal knows for it (its
+ * records' parents, its hard links' directories) and, when that leaves
+ * some unfound, in the answer's changed directories of its filesystem.
+ */
+struct fobj {
+	int64_t fs;
+	unsigned char key[256];
+	int len;
+	uint64_t ino;
+	uint32_t gen;
+	long long nlink;	/* -1: not known (why: err) */
+	dev_t dev;
+	bool have_dev, gone;
+	int err;
+	char **names;
+	int nnames;
+};
+
+struct fset {
+	struct fobj *o;
+	int n;
+};
+
+static void fset_free(struct fset *f)
+{
+	int i, k;
+
+	for (i = 0; i < f->n; i++) {
+		for (k = 0; k < f->o[i].nnames; k++)
+			free(f->o[i].names[k]);
+		free(f->o[i].names);
+	}
+	free(f->o);
+	f->o = NULL;
+	f->n = 0;
+}
+
+static bool fobj_complete(const struct fobj *o)
+{
+	return o->gone || (o->nlink >= 0 && o->nnames >= o->nlink);
+}
+
+static int fobj_cmp(const void *a, const void *b)
+{
+	const struct fobj *x = a, *y = b;
+
+	if (x->fs != y->fs)
+		return x->fs < y->fs ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The objects of epochs (from, to], each opened for its link count. */
+static int load_files(struct vbj_store *s, struct vbj_resolver *r,
+		      int64_t from, int64_t to, struct fset *f)
+{
+	sqlite3_stmt *st;
+	int rc, cap = 0;
+
+	if (s->version < 1)
+		return 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT fs, handle, max(ino), "
+			       "max(generation) FROM objects WHERE epoch > ? "
+			       "AND epoch <= ? GROUP BY fs, handle", -1, &st,
+			       NULL) != SQLITE_OK)
+		return vbj_fail(s, "objects");
+	sqlite3_bind_int64(st, 1, from);
+	sqlite3_bind_int64(st, 2, to);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct fobj *o;
+		struct stat sb;
+		int fd, len = sqlite3_column_bytes(st, 1);
+
+		if (len > (int)sizeof(o->key))
+			continue;
+		if (f->n == cap) {
+			void *p = realloc(f->o, (cap = cap ? 2 * cap : 16) *
+					  sizeof(*f->o));
+
+			if (!p) {
+				sqlite3_finalize(st);
+				return vbj_fail(s, "objects: out of memory");
+			}
+			f->o = p;
+		}
+		o = &f->o[f->n++];
+		memset(o, 0, sizeof(*o));
+		o->fs = sqlite3_column_int64(st, 0);
+		memcpy(o->key, sqlite3_column_blob(st, 1), len);
+		o->len = len;
+		o->ino = sqlite3_column_int64(st, 2);
+		o->gen = sqlite3_column_int64(st, 3);
+		o->nlink = -1;
+		fd = vbj_open_key(r, o->fs, o->key, len, O_PATH);
+		if (fd == -ESTALE) {
+			o->gone = true;
+			o->nlink = 0;
+		} else if (fd < 0) {
+			o->err = fd;
+		} else if (fstat(fd, &sb)) {
+			o->err = -errno;
+		} else {
+			o->ino = sb.st_ino;
+			o->nlink = sb.st_nlink;
+			o->dev = sb.st_dev;
+			o->have_dev = true;
+			o->gone = !sb.st_nlink;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (rc != SQLITE_DONE)
+		vbj_fail(s, "objects");
+	sqlite3_finalize(st);
+	if (f->n)
+		qsort(f->o, f->n, sizeof(*f->o), fobj_cmp);
+	return s->err;
+}
+
+/* Adds path to o's names, once. */
+static void fobj_add_name(struct fobj *o, const char *path)
+{
+	char **p;
+	int i;
+
+	for (i = 0; i < o->nnames; i++)
+		if (!strcmp(o->names[i], path))
+			return;
+	p = realloc(o->names, (o->nnames + 1) * sizeof(*p));
+	if (!p)
+		return;
+	o->names = p;
+	o->names[o->nnames] = strdup(path);
+	if (o->names[o->nnames])
+		o->nnames++;
+}
+
+/* The entries of the directory key (on fs) that are names of f's objects. */
+static void scan_dir(struct vbj_resolver *r, struct fset *f, int64_t fs,
+		     const void *key, int len)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct dirent *e;
+	struct stat sb;
+	DIR *d;
+	int fd;
+
+	fd = vbj_open_key(r, fs, key, len, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return;
+	if (vbj_fd_path(fd, dir, sizeof(dir)) || !(d = fdopendir(fd))) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		struct fobj k = { .fs = fs, .ino = e->d_ino }, *o;
+		int i;
+
+		if (e->d_type == DT_DIR)
+			continue;
+		o = bsearch(&k, f->o, f->n, sizeof(*f->o), fobj_cmp);
+		if (!o)
+			continue;
+		/* the first of that inode */
+		while (o > f->o && !fobj_cmp(o - 1, &k))
+			o--;
+		if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) ||
+		    sb.st_ino != e->d_ino || S_ISDIR(sb.st_mode))
+			continue;
+		if (snprintf(path, sizeof(path), "%s%s%s", dir,
+			     strcmp(dir, "/") ? "/" : "", e->d_name) >=
+		    (int)sizeof(path))
+			continue;
+		for (i = 0; o + i < f->o + f->n && !fobj_cmp(o + i, &k); i++)
+			if (!o[i].gone &&
+			    (!o[i].have_dev || o[i].dev == sb.st_dev))
+				fobj_add_name(&o[i], path);
+	}
+	closedir(d);
+}
+
+/* Scans each directory sql gives (its ?1 fs, ?2 from, ?3 to). */
+static int scan_dirs(struct vbj_store *s, struct vbj_resolver *r,
+		     struct fset *f, const char *sql, int64_t fs,
+		     int64_t from, int64_t to)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return vbj_fail(s, "the objects' directories");
+	sqlite3_bind_int64(st, 1, fs);
+	sqlite3_bind_int64(st, 2, from);
+	sqlite3_bind_int64(st, 3, to);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		scan_dir(r, f, fs, sqlite3_column_blob(st, 0),
+			 sqlite3_column_bytes(st, 0));
+	if (rc != SQLITE_DONE)
+		vbj_fail(s, "the objects' directories");
+	sqlite3_finalize(st);
+	return s->err;
+}
+
+#define OBJECT_DIRS \
+	"SELECT dir FROM object_dirs WHERE fs = ?1 AND handle IN " \
+	"(SELECT handle FROM objects WHERE fs = ?1 AND epoch > ?2 AND " \
+	"epoch <= ?3)"
+
+/* Every object's names, as far as they can be found. */
+static int find_names(struct vbj_store *s, struct vbj_resolver *r,
+		      struct fset *f, int64_t from, int64_t to)
+{
+	int i, k;
+
+	for (i = 0; i < f->n; i = k) {
+		bool more = false;
+
+		/* one filesystem at a time: the objects are sorted by fs */
+		for (k = i; k < f->n && f->o[k].fs == f->o[i].fs; k++)
+			;
+		if (scan_dirs(s, r, f, OBJECT_DIRS, f->o[i].fs, from, to))
+			return s->err;
+		for (k = i; k < f->n && f->o[k].fs == f->o[i].fs; k++)
+			more |= !fobj_complete(&f->o[k]);
+		if (more && scan_dirs(s, r, f, "SELECT handle FROM changes "
+				      "WHERE fs = ?1 AND epoch > ?2 AND "
+				      "epoch <= ?3 EXCEPT " OBJECT_DIRS,
+				      f->o[i].fs, from, to))
+			return s->err;
+	}
+	for (i = 0; i < f->n; i++)
+		if (f->o[i].nnames > 1)
+			qsort(f->o[i].names, f->o[i].nnames, sizeof(char *),
+			      str_cmp);
+	return 0;
+}
+
+/* Why an object's link count is not known. */
+static void fobj_why(const struct fobj *o, char *buf, size_t sz)
+{
+	if (o->err == -EOPNOTSUPP)
+		snprintf(buf, sz, "no file handle");
+	else
+		snprintf(buf, sz, "cannot open it by handle: %s",
+			 strerror(-o->err));
+}
+
+/*
+ * The object entries: with --under, those with a name under it, and
+ * those whose names are not all found (they may be under it).
+ */
+static int print_files(struct vbj_store *s, struct vbj_resolver *r,
+		       int64_t from, int64_t to, const char *under,
+		       struct jw *j)
+{
+	struct fset f = { 0 };
+	char h[520], why[160];
+	int i, k;
+
+	if (load_files(s, r, from, to, &f) || find_names(s, r, &f, from, to)) {
+		fset_free(&f);
+		return s->err;
+	}
+	for (i = 0; i < f.n; i++) {
+		struct fobj *o = &f.o[i];
+		bool complete = fobj_complete(o), keep = !under || !complete;
+		char nl[24];
+
+		for (k = 0; !keep && k < o->nnames; k++)
+			keep = path_within(o->names[k], under);
+		if (!keep)
+			continue;
+		if (o->nlink >= 0)
+			snprintf(nl, sizeof(nl), "%lld", o->nlink);
+		else
+			snprintf(nl, sizeof(nl), "?");
+		fobj_why(o, why, sizeof(why));
+		if (j) {
+			jw_obj(j, NULL);
+			jw_str(j, "kind", "file");
+			jw_int(j, "fs", o->fs);
+			if (o->err == -EOPNOTSUPP) {
+				jw_null(j, "handle");
+			} else {
+				hex(o->key, o->len, h);
+				jw_str(j, "handle", h);
+			}
+			jw_uint(j, "ino", o->ino);
+			jw_uint(j, "generation", o->gen);
+			if (o->nlink >= 0)
+				jw_int(j, "nlink", o->nlink);
+			else
+				jw_null(j, "nlink");
+			jw_bool(j, "gone", o->gone);
+			jw_arr(j, "names");
+			for (k = 0; k < o->nnames; k++) {
+				jw_obj(j, NULL);
+				jw_bytes(j, "path", o->names[k],
+					 strlen(o->names[k]));
+				jw_end(j);
+			}
+			jw_end(j);
+			jw_bool(j, "names_complete", complete);
+			if (o->nlink < 0)
+				jw_str(j, "why", why);
+			jw_end(j);
+			continue;
+		}
+		for (k = 0; k < o->nnames; k++) {
+			printf("file ino=%" PRIu64 " nlink=%s ", o->ino, nl);
+			cli_escape(stdout, o->names[k], strlen(o->names[k]));
+			putchar('\n');
+		}
+		if (o->gone)
+			printf("file ino=%" PRIu64 " nlink=0 ? (gone)\n", o->ino);
+		else if (o->nlink < 0)
+			printf("file ino=%" PRIu64 " nlink=? ? (found %d names, "
+			       "of a link count not known: %s; look it up by "
+			       "inode in your own map)\n", o->ino, o->nnames,
+			       why);
+		else if (!complete)
+			printf("file ino=%" PRIu64 " nlink=%s ? (found %d of %s "
+			       "names: look the others up by inode in your own "
+			       "map)\n", o->ino, nl, o->nnames, nl);
+	}
+	fset_free(&f);
+	return 0;
+}
+
 /* What changed in epochs (from, to]; the cursor printed is to's. */
 static int print_changes(struct vbj_store *s, int64_t from, int64_t to,
 			 const char *under, bool json)
 {
+	struct vbj_resolver r;
 	sqlite3_stmt *st;
 	char cur[64];
 	struct jw j;
-	int n, rc;
+	int n, rc, ret;
 
 	snprintf(cur, sizeof(cur), "%016" PRIx64 ":%" PRId64, s->journal_id, to);
 	if (json) {
@@ -370,6 +712,15 @@ static int print_changes(struct vbj_store *s, int64_t from, int64_t to,
 	if (print_dirs(s, "moves", "moved", from, to, under,
 		       json ? &j : NULL) < 0)
 		return s->err;
+	if (json) {
+		jw_end(&j);
+		jw_arr(&j, "files");
+	}
+	vbj_resolver_init(&r, s);
+	ret = print_files(s, &r, from, to, under, json ? &j : NULL);
+	vbj_resolver_fini(&r);
+	if (ret)
+		return ret;
 	if (json) {
 		jw_end(&j);
 		jw_arr(&j, "rescan");

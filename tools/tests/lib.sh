@@ -95,3 +95,17 @@ mkjournal() {
 vbjournal() {
 	"$VBJ_BIN/vbjournal" "$@"
 }
+
+# handle PATH: PATH's file handle in hex, as the records carry it;
+# ino PATH, gen PATH: its inode number, its generation (vbj-handle)
+handle() {
+	"$VBJ_HELPERS/vbj-handle" "$1" | cut -d' ' -f1
+}
+
+ino() {
+	"$VBJ_HELPERS/vbj-handle" "$1" | cut -d' ' -f2
+}
+
+gen() {
+	"$VBJ_HELPERS/vbj-handle" "$1" | cut -d' ' -f3
+}

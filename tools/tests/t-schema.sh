@@ -54,6 +54,9 @@ t_begin "a journal of version 0 answers as it is"
 run vbjournal --journal "$T/old" changes --since "$C"
 expect_rc 0
 expect_out "dir /srv/a"
+run vbjournal --journal "$T/old" changes --since "$C" --json
+expect_rc 0
+expect_out '"files":[]'
 t_end
 
 t_begin "the daemon's open brings version 0 up to date"
