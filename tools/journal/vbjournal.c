@@ -282,12 +282,15 @@ static void say_full_rescan(const char *why, bool json)
  * changed; moves, those renamed, whose subtree counts as changed (what
  * was journaled inside one before the move carries its old path, so a
  * query under its new place, or under anything inside it, names it).
+ * Each path is the directory's now, from its handle; where the handle
+ * cannot be opened, the one stored, said so: " (stored path)", or
+ * " (gone)" when the directory no longer exists.
  */
-static int print_dirs(struct vbj_store *s, const char *table,
-		      const char *label, int64_t from, int64_t to,
-		      const char *under, struct jw *j)
+static int print_dirs(struct vbj_store *s, struct vbj_resolver *r,
+		      const char *table, const char *label, int64_t from,
+		      int64_t to, const char *under, struct jw *j)
 {
-	char sql[400], lo[4200], hi[4200];
+	char sql[400], lo[4200], hi[4200], now[PATH_MAX];
 	sqlite3_stmt *st;
 	int n = 0, rc;
 
@@ -320,24 +323,41 @@ static int print_dirs(struct vbj_store *s, const char *table,
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *path = (const char *)sqlite3_column_text(st, 0);
 		int pl = sqlite3_column_bytes(st, 0);
+		int64_t fs = sqlite3_column_int64(st, 1);
+		const void *key = sqlite3_column_blob(st, 2);
+		int hl = sqlite3_column_bytes(st, 2), err;
+		enum vbj_path_source src;
+		const char *note;
 		char h[520];
-		int hl = sqlite3_column_bytes(st, 2);
 
-		hex(sqlite3_column_blob(st, 2), hl > 256 ? 256 : hl, h);
+		hex(key, hl > 256 ? 256 : hl, h);
+		if (!path || !path[0])
+			path = NULL;
+		src = vbj_dir_path(r, fs, key, hl, now, &err);
+		if (src == VBJ_PATH_HANDLE) {
+			path = now;
+			pl = strlen(now);
+		}
+		note = src == VBJ_PATH_HANDLE ? "" :
+		       src == VBJ_PATH_GONE ? " (gone)" :
+		       path ? " (stored path)" : "";
 		if (j) {
 			jw_obj(j, NULL);
-			if (path && path[0])
+			if (path)
 				jw_bytes(j, "path", path, pl);
-			jw_int(j, "fs", sqlite3_column_int64(st, 1));
+			jw_str(j, "path_source", src == VBJ_PATH_HANDLE ?
+			       "handle" : path ? "stored" : "none");
+			jw_bool(j, "gone", src == VBJ_PATH_GONE);
+			jw_int(j, "fs", fs);
 			jw_str(j, "handle", h);
 			jw_end(j);
-		} else if (path && path[0]) {
+		} else if (path) {
 			printf("%s ", label);
 			cli_escape(stdout, path, pl);
-			putchar('\n');
+			printf("%s\n", note);
 		} else {
-			printf("%s ? fs=%" PRId64 " handle=%s\n", label,
-			       (int64_t)sqlite3_column_int64(st, 1), h);
+			printf("%s ? fs=%" PRId64 " handle=%s%s\n", label, fs, h,
+			       note);
 		}
 		n++;
 	}
@@ -702,21 +722,26 @@ static int print_changes(struct vbj_store *s, int64_t from, int64_t to,
 		jw_str(&j, "cursor", cur);
 		jw_arr(&j, "dirs");
 	}
-	n = print_dirs(s, "changes", "dir", from, to, under, json ? &j : NULL);
-	if (n < 0)
+	vbj_resolver_init(&r, s);
+	n = print_dirs(s, &r, "changes", "dir", from, to, under,
+		       json ? &j : NULL);
+	if (n < 0) {
+		vbj_resolver_fini(&r);
 		return s->err;
+	}
 	if (json) {
 		jw_end(&j);
 		jw_arr(&j, "moved");
 	}
-	if (print_dirs(s, "moves", "moved", from, to, under,
-		       json ? &j : NULL) < 0)
+	if (print_dirs(s, &r, "moves", "moved", from, to, under,
+		       json ? &j : NULL) < 0) {
+		vbj_resolver_fini(&r);
 		return s->err;
+	}
 	if (json) {
 		jw_end(&j);
 		jw_arr(&j, "files");
 	}
-	vbj_resolver_init(&r, s);
 	ret = print_files(s, &r, from, to, under, json ? &j : NULL);
 	vbj_resolver_fini(&r);
 	if (ret)

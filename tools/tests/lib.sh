@@ -109,3 +109,19 @@ ino() {
 gen() {
 	"$VBJ_HELPERS/vbj-handle" "$1" | cut -d' ' -f3
 }
+
+# expect_line LINE / expect_no_line LINE: a whole line of stdout is (is
+# not) LINE
+expect_line() {
+	grep -qxF -- "$1" "$T/out" && return 0
+	t_fail "stdout has no line '$1'"
+	t_show
+	return 1
+}
+
+expect_no_line() {
+	grep -qxF -- "$1" "$T/out" || return 0
+	t_fail "stdout has the line '$1'"
+	t_show
+	return 1
+}

@@ -42,7 +42,8 @@ INSERT INTO changes(epoch, fs, handle, path)
 	VALUES(2, 1, x'0$i', CAST(x'$(hex "$1")' AS TEXT));"
 	hex "$1" >>"$T/names"
 	echo >>"$T/names"
-	printf 'dir %s\n' "$2" >>"$T/want"
+	# no handle to open: the path stored, said so
+	printf 'dir %s (stored path)\n' "$2" >>"$T/want"
 	shift 2
 done
 echo "$sql" | mkjournal "$T/j"

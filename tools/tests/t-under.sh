@@ -14,14 +14,19 @@ mkjournal "$T/j" <<EOT
 INSERT INTO filesystems(fs, uuid, mount) VALUES(1, 'u1', '$R/fs');
 INSERT INTO epochs(epoch, state) VALUES(1, 1), (2, 1), (3, 0);
 INSERT INTO changes(epoch, fs, handle, path) VALUES
-	(2, 1, x'01', '$R/fs/a'), (2, 1, x'02', '$R/fs/a/b'),
-	(2, 1, x'03', '$R/fs/c'), (2, 1, x'04', '$R/fs/ab'),
+	(2, 1, x'$(handle "$R/fs/a")', '$R/fs/a'),
+	(2, 1, x'$(handle "$R/fs/a/b")', '$R/fs/a/b'),
+	(2, 1, x'$(handle "$R/fs/c")', '$R/fs/c'),
+	(2, 1, x'$(handle "$R/fs/ab")', '$R/fs/ab'),
 	(2, 1, x'05', '$R/fs/gone/x');
 EOT
-printf 'dir %s\n' "$R/fs/a" "$R/fs/a/b" >"$T/want-a"
-printf 'dir %s\n' "$R/fs/a" "$R/fs/a/b" "$R/fs/ab" "$R/fs/c" \
-	"$R/fs/gone/x" >"$T/want-all"
-printf 'dir %s\n' "$R/fs/gone/x" >"$T/want-gone"
+# the paths now, from the handles: root's (else the stored ones, said)
+sp=
+[ "$(id -u)" = 0 ] || sp=" (stored path)"
+printf "dir %s$sp\n" "$R/fs/a" "$R/fs/a/b" >"$T/want-a"
+printf "dir %s$sp\n" "$R/fs/a" "$R/fs/a/b" "$R/fs/ab" "$R/fs/c" >"$T/want-all"
+printf 'dir %s\n' "$R/fs/gone/x (stored path)" >>"$T/want-all"
+printf 'dir %s\n' "$R/fs/gone/x (stored path)" >"$T/want-gone"
 
 # under NAME WANT PATH: the dir lines of changes --under PATH are WANT's.
 under() {
