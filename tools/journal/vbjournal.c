@@ -290,36 +290,23 @@ static int print_dirs(struct vbj_store *s, struct vbj_resolver *r,
 		      const char *table, const char *label, int64_t from,
 		      int64_t to, const char *under, struct jw *j)
 {
-	char sql[400], lo[4200], hi[4200], now[PATH_MAX];
+	char sql[200], now[PATH_MAX];
 	sqlite3_stmt *st;
 	int n = 0, rc;
 
-	if (under) {
-		snprintf(lo, sizeof(lo), "%s/", under);
-		/* '0' follows '/': the range holds exactly what is under it */
-		snprintf(hi, sizeof(hi), "%s0", under);
-	}
-	/* by path where it is known, else by handle (then always listed) */
+	/*
+	 * --under is answered by the tree as it is now: every row of the
+	 * range is resolved, then kept by its path (not by the stored
+	 * path's index, which a later rename made wrong)
+	 */
 	snprintf(sql, sizeof(sql), "SELECT DISTINCT path, fs, handle FROM %s "
-		 "WHERE epoch > ?1 AND epoch <= ?2%s ORDER BY path", table,
-		 !under ? "" :
-		 strcmp(table, "moves") ?
-		 " AND (path = ?3 OR (path >= ?4 AND path < ?5) OR "
-		 "path IS NULL OR path = '')" :
-		 " AND (path = ?3 OR (path >= ?4 AND path < ?5) OR "
-		 "substr(?3, 1, length(path) + 1) = path || '/' OR "
-		 "path IS NULL OR path = '')");
+		 "WHERE epoch > ?1 AND epoch <= ?2 ORDER BY path", table);
 	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
 		vbj_fail(s, table);
 		return -1;
 	}
 	sqlite3_bind_int64(st, 1, from);
 	sqlite3_bind_int64(st, 2, to);
-	if (under) {
-		sqlite3_bind_text(st, 3, under, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 4, lo, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 5, hi, -1, SQLITE_TRANSIENT);
-	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *path = (const char *)sqlite3_column_text(st, 0);
 		int pl = sqlite3_column_bytes(st, 0);
@@ -338,6 +325,14 @@ static int print_dirs(struct vbj_store *s, struct vbj_resolver *r,
 			path = now;
 			pl = strlen(now);
 		}
+		/*
+		 * what is under it; a moved directory that holds it too;
+		 * one named only by its handle always
+		 */
+		if (under && path &&
+		    !path_within(path, under) &&
+		    !(!strcmp(table, "moves") && path_within(under, path)))
+			continue;
 		note = src == VBJ_PATH_HANDLE ? "" :
 		       src == VBJ_PATH_GONE ? " (gone)" :
 		       path ? " (stored path)" : "";

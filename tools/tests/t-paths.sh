@@ -77,3 +77,43 @@ expect_line "dir $R/old (stored path)"
 expect_line "moved $R/mv (stored path)"
 chmod 0700 "$T"
 t_end
+
+# --under asks about the tree as it is: a directory renamed into the
+# subtree, or whose ancestors were renamed, is under its path now
+mkdir -p "$R/x/D" "$R/p/q/r" "$R/sub" "$R/z"
+HD=$(handle "$R/x/D") HQ=$(handle "$R/p/q/r") HP=$(handle "$R/p")
+mkjournal "$T/u" <<EOT
+INSERT INTO filesystems(fs, uuid, mount) VALUES(1, 'u1', '$R');
+INSERT INTO epochs(epoch, state) VALUES(1, 1), (2, 1), (3, 0);
+INSERT INTO changes(epoch, fs, handle, path) VALUES
+	(2, 1, x'$HD', '$R/x/D'), (2, 1, x'$HQ', '$R/p/q/r'),
+	(2, 1, x'01', '$R/sub/stored');
+INSERT INTO moves(epoch, fs, handle, path) VALUES (2, 1, x'$HP', '$R/p');
+EOT
+mv "$R/x/D" "$R/sub/D2"
+mv "$R/p" "$R/z/p2"
+
+t_begin "--under: a directory renamed into the subtree is in it"
+run vbjournal --journal "$T/u" changes --since "$C" --under "$R/sub"
+expect_rc 0
+expect_line "dir $R/sub/D2"
+expect_line "dir $R/sub/stored (stored path)"
+expect_no_out "$R/z"
+run vbjournal --journal "$T/u" changes --since "$C" --under "$R/x"
+expect_rc 0
+expect_no_out "dir "
+t_end
+
+t_begin "--under: a directory whose ancestor was renamed, at its path now"
+run vbjournal --journal "$T/u" changes --since "$C" --under "$R/z"
+expect_rc 0
+expect_line "dir $R/z/p2/q/r"
+expect_line "moved $R/z/p2"
+expect_no_out "$R/sub"
+run vbjournal --journal "$T/u" changes --since "$C" --under "$R/z/p2/q"
+expect_line "dir $R/z/p2/q/r"
+expect_line "moved $R/z/p2"
+run vbjournal --journal "$T/u" changes --since "$C" --under "$R/p"
+expect_no_out "dir "
+expect_no_out "moved "
+t_end
