@@ -641,4 +641,99 @@ TEST(a_name_with_a_newline_forges_no_line)
 	teardown();
 }
 
+/* The line "file ino=INO nlink=NLINK PATH" is in out. */
+static bool file_named(const char *path, const char *nlink)
+{
+	char line[PATH_MAX + 64];
+	struct stat st;
+
+	if (stat(path, &st))
+		return false;
+	snprintf(line, sizeof(line), "file ino=%llu nlink=%s %s\n",
+		 (unsigned long long)st.st_ino, nlink, path);
+	return strstr(out, line);
+}
+
+/*
+ * Issue 24 (i): a file with the names a/f and e/f, written through
+ * a/f. The answer must lead a consumer that follows e/f to it: a file
+ * entry with both names (the link was made while the daemon ran: the
+ * journal knows e holds a name of it). A link the journal never saw
+ * is said: found 1 of 2 names, to be looked up in the consumer's own
+ * inode map.
+ */
+TEST(file_with_two_links_is_named_by_both)
+{
+	struct daemon d;
+	char c0[64], c1[64];
+	int fd;
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, put_file(DIR_W "/a/f", "1"));
+	ASSERT_EQ(0, put_file(DIR_W "/a/old", "1"));
+	ASSERT_EQ(0, link(DIR_W "/a/old", DIR_W "/c/old"));
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, link(DIR_W "/a/f", DIR_W "/e/f"));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+
+	fd = open(DIR_W "/a/f", O_WRONLY | O_APPEND);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, write(fd, "2", 1));
+	close(fd);
+	fd = open(DIR_W "/a/old", O_WRONLY | O_APPEND);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, write(fd, "2", 1));
+	close(fd);
+	ASSERT_EQ(0, checkpoint(c1, sizeof(c1)));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	TH_LOG("changes since %s:\n%s", c0, out);
+	EXPECT_TRUE(file_named(DIR_W "/a/f", "2"));
+	EXPECT_TRUE(file_named(DIR_W "/e/f", "2"));
+	/* c/old's link predates the daemon: not found, and said */
+	EXPECT_TRUE(file_named(DIR_W "/a/old", "2"));
+	EXPECT_FALSE(file_named(DIR_W "/c/old", "2"));
+	EXPECT_NE(NULL, strstr(out, "nlink=2 ? (found 1 of 2 names"));
+	/* --under the other name's directory keeps it */
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, "--under",
+			       DIR_W "/e", NULL));
+	EXPECT_TRUE(file_named(DIR_W "/e/f", "2"));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, "--json", NULL));
+	EXPECT_NE(NULL, strstr(out, "\"names\":[{\"path\":\"" DIR_W
+			       "/a/f\"},{\"path\":\"" DIR_W "/e/f\"}],"
+			       "\"names_complete\":true}")) TH_LOG("%s", out);
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	teardown();
+}
+
+/*
+ * Issue 24 (ii): a file made with O_TMPFILE in c, linked as e/t, then
+ * written through the descriptor it was made with. The answer leads to
+ * e/t (c holds no name of it).
+ */
+TEST(tmpfile_linked_elsewhere_leads_to_its_name)
+{
+	struct daemon d;
+	char c0[64], c1[64], proc[64];
+	int fd;
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	fd = open(DIR_W "/c", O_TMPFILE | O_WRONLY, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, write(fd, "1", 1));
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	ASSERT_EQ(0, linkat(AT_FDCWD, proc, AT_FDCWD, DIR_W "/e/t",
+			    AT_SYMLINK_FOLLOW));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	ASSERT_EQ(1, write(fd, "2", 1));
+	close(fd);
+	ASSERT_EQ(0, checkpoint(c1, sizeof(c1)));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	TH_LOG("changes since %s:\n%s", c0, out);
+	EXPECT_TRUE(listed(DIR_W "/e") || file_named(DIR_W "/e/t", "1"));
+	EXPECT_TRUE(file_named(DIR_W "/e/t", "1"));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	teardown();
+}
+
 TEST_HARNESS_MAIN

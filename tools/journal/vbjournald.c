@@ -444,6 +444,50 @@ static int record_moved_dir(struct vfsb_record *r, char *key, int sz)
 			r->generation);
 }
 
+/*
+ * A file (not a directory) the record names: its handle, else ino:gen;
+ * 0: none, or a directory.
+ */
+static int record_file(struct vfsb_record *r, char *key, int sz)
+{
+	struct vfsb_rec_item *it;
+
+	if ((r->flags & VFSB_RECF_DIR) || !r->ino)
+		return 0;
+	it = (r->flags & VFSB_RECF_NO_HANDLE) ? NULL :
+	     vfsb_rec_item(r, VFSB_ITEM_OBJECT_FH);
+	if (it && it->len <= sz) {
+		memcpy(key, vfsb_item_data(it), it->len);
+		return it->len;
+	}
+	return snprintf(key, sz, "ino:%llu:%u", (unsigned long long)r->ino,
+			r->generation);
+}
+
+/*
+ * The object entries of a CHANGE record, in the transaction of its
+ * batch (so before its ack): a file whose record's directory may not
+ * lead to its names (VFSB_RECF_LINKS) is an object entry; a hard link
+ * made to a file tells a directory where one of its names is.
+ */
+static int store_object(struct daemon *d, struct fs *f, struct vfsb_record *r,
+			const char *dir, int dlen)
+{
+	int64_t epoch = journal_epoch(d, r->epoch);
+	char key[256];
+	int len = record_file(r, key, sizeof(key));
+
+	if (len <= 0)
+		return 0;
+	if (r->flags & VFSB_RECF_LINKS)
+		return vbj_object_add(&d->st, epoch, f->id, key, len, r->ino,
+				      r->generation, dir, dlen);
+	if (r->reasons & VFSB_R_HARDLINK)
+		return vbj_object_dir_add(&d->st, epoch, f->id, key, len, dir,
+					  dlen);
+	return 0;
+}
+
 static const char *rescan_reason(__u32 why)
 {
 	static char buf[128];
@@ -482,6 +526,8 @@ static int store_batch(struct daemon *d, char *buf, size_t n, __u64 *ack)
 				ret = vbj_change_add(&d->st,
 						     journal_epoch(d, r->epoch),
 						     f->id, key, len);
+			if (!ret)
+				ret = store_object(d, f, r, key, len);
 			len = record_moved_dir(r, key, sizeof(key));
 			if (!ret && len > 0)
 				ret = vbj_move_add(&d->st,
