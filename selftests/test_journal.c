@@ -736,4 +736,37 @@ TEST(tmpfile_linked_elsewhere_leads_to_its_name)
 	teardown();
 }
 
+/*
+ * Issue 24 (iii): a directory renamed after its change was committed
+ * is answered by its path now, and --under its new place finds it
+ * (the rename itself is in the open epoch, not in the answer).
+ */
+TEST(directory_renamed_after_commit_is_at_its_path_now)
+{
+	struct daemon d;
+	char c0[64], c1[64];
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	ASSERT_EQ(0, put_file(DIR_W "/a/b/new", "n"));
+	ASSERT_EQ(0, checkpoint(c1, sizeof(c1)));
+	ASSERT_EQ(0, rename(DIR_W "/a/b", DIR_W "/e/b2"));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	TH_LOG("changes since %s:\n%s", c0, out);
+	EXPECT_TRUE(listed(DIR_W "/e/b2"));
+	EXPECT_EQ(NULL, strstr(out, DIR_W "/a/b"));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, "--under",
+			       DIR_W "/e/b2", NULL));
+	EXPECT_TRUE(listed(DIR_W "/e/b2")) TH_LOG("%s", out);
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, "--under",
+			       DIR_W "/a", NULL));
+	EXPECT_EQ(NULL, strstr(out, "dir ")) TH_LOG("%s", out);
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, "--json", NULL));
+	EXPECT_NE(NULL, strstr(out, "{\"path\":\"" DIR_W "/e/b2\","
+			       "\"path_source\":\"handle\"")) TH_LOG("%s", out);
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	teardown();
+}
+
 TEST_HARNESS_MAIN
