@@ -519,6 +519,13 @@ static int verify(const char *dir, const char *jr)
 			nunres++;
 		} else if (!strncmp(line, "dir ", 4)) {
 			const char *path = line + 4;
+			size_t len = strlen(line);
+
+			/* a path not from its handle now: as it was stored */
+			if (len > 14 && !strcmp(line + len - 14, " (stored path)"))
+				line[len - 14] = 0;
+			else if (len > 7 && !strcmp(line + len - 7, " (gone)"))
+				line[len - 7] = 0;
 
 			if (!strncmp(path, dir, dirlen) &&
 			    (path[dirlen] == '/' || !path[dirlen])) {
