@@ -581,6 +581,16 @@ int64_t vbj_trim(struct vbj_store *s, int64_t max_changes)
 		}
 		sqlite3_finalize(st);
 	}
+	/*
+	 * where files' names are (their hard links' directories) is still
+	 * needed by a later change of them, whatever was acked: only the
+	 * size cap drops the oldest of it
+	 */
+	ret = vbj_run(s, "DELETE FROM object_dirs WHERE epoch < (SELECT epoch "
+		      "FROM object_dirs ORDER BY epoch DESC LIMIT 1 OFFSET ?)",
+		      "i", max_changes > 0 ? max_changes - 1 : 0);
+	if (ret)
+		return ret;
 	if (keep <= vbj_first_epoch(s))
 		return vbj_first_epoch(s);
 	ret = vbj_run(s, "DELETE FROM changes WHERE epoch < ?", "i", keep);
@@ -590,9 +600,7 @@ int64_t vbj_trim(struct vbj_store *s, int64_t max_changes)
 		ret = vbj_run(s, "DELETE FROM gaps WHERE epoch < ?", "i", keep);
 	if (!ret)
 		ret = vbj_run(s, "DELETE FROM objects WHERE epoch < ?", "i", keep);
-	if (!ret)
-		ret = vbj_run(s, "DELETE FROM object_dirs WHERE epoch < ?", "i",
-			      keep);
+
 	if (!ret)
 		ret = vbj_run(s, "DELETE FROM epochs WHERE epoch < ?", "i", keep);
 	return ret ? ret : keep;

@@ -107,7 +107,9 @@ int vbj_epochs_close(struct vbj_store *s, int64_t upto, int state);
  * Drops the epochs every named consumer has acked and, beyond
  * max_changes rows, the oldest ones anyway (a consumer behind them
  * then gets "full rescan required", never a wrong answer). Keeps the
- * last closed epoch. Returns the first epoch kept, or -errno.
+ * last closed epoch. The directories known to hold files' names
+ * (object_dirs) outlive the epochs that learned them: only the newest
+ * max_changes are kept. Returns the first epoch kept, or -errno.
  */
 int64_t vbj_trim(struct vbj_store *s, int64_t max_changes);
 

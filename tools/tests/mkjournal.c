@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vbj-mkjournal DIR: for the host tests, a journal made as vbjournald
- * makes it (store.c's vbj_open(), so its schema), with journal id
- * 00000000000000aa, then the SQL read on stdin run on it. No module
- * needed. Exit: 0, or 1 after saying what failed.
+ * vbj-mkjournal DIR [MAX_CHANGES]: for the host tests, a journal made
+ * as vbjournald makes it (store.c's vbj_open(), so its schema), with
+ * journal id 00000000000000aa, then the SQL read on stdin run on it;
+ * with MAX_CHANGES, then trimmed as the daemon's checkpoint trims it
+ * (vbj_trim()). No module needed. Exit: 0, or 1 after saying what
+ * failed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +20,8 @@ int main(int argc, char **argv)
 	size_t n;
 	int ret;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: vbj-mkjournal DIR < SQL\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: vbj-mkjournal DIR [MAX_CHANGES] < SQL\n");
 		return 2;
 	}
 	ret = vbj_open(&s, argv[1], VBJ_CREATE);
@@ -37,6 +39,8 @@ int main(int argc, char **argv)
 		       "WHERE key = 'journal_id'");
 	if (!ret)
 		ret = vbj_exec(&s, sql);
+	if (!ret && argc == 3)
+		ret = vbj_trim(&s, strtoll(argv[2], NULL, 10)) < 0;
 	vbj_close(&s);
 	return ret ? 1 : 0;
 }
