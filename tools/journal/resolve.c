@@ -36,15 +36,29 @@ static int mount_fd(struct vbj_resolver *r, int64_t fs)
 	for (i = 0; i < r->nfs; i++)
 		if (r->fs[i].id == fs)
 			return r->fs[i].fd;
-	if (sqlite3_prepare_v2(r->s->db, "SELECT mount FROM filesystems "
-			       "WHERE fs = ?", -1, &st, NULL) != SQLITE_OK)
+	/* version 0 has no ident: the mount point is taken as it is */
+	if (sqlite3_prepare_v2(r->s->db, r->s->version >= 1 ?
+			       "SELECT mount, ident FROM filesystems WHERE fs = ?" :
+			       "SELECT mount, NULL FROM filesystems WHERE fs = ?",
+			       -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, fs);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+		const char *want = (const char *)sqlite3_column_text(st, 1);
+		char ident[48];
+
 		fd = open((const char *)sqlite3_column_text(st, 0),
 			  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
 			fd = -errno;
+		/* another filesystem there now: its handles mean nothing */
+		if (fd >= 0 && want && want[0]) {
+			vbj_fs_ident(fd, ident, sizeof(ident));
+			if (strcmp(ident, want)) {
+				close(fd);
+				fd = -EXDEV;
+			}
+		}
 	}
 	sqlite3_finalize(st);
 	if (r->nfs < VBJ_RESOLVE_MAX_FS) {

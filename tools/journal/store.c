@@ -9,14 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "store.h"
 
 static const char *const schema =
 	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
+	/* ident (version 1): vbj_fs_ident() of the filesystem at mount */
 	"CREATE TABLE IF NOT EXISTS filesystems("
-	"  fs INTEGER PRIMARY KEY, uuid TEXT UNIQUE, mount TEXT);"
+	"  fs INTEGER PRIMARY KEY, uuid TEXT UNIQUE, mount TEXT, ident TEXT);"
 	"CREATE TABLE IF NOT EXISTS epochs("
 	"  epoch INTEGER PRIMARY KEY, state INTEGER NOT NULL DEFAULT 0,"
 	"  opened INTEGER, closed INTEGER);"
@@ -441,6 +444,10 @@ static int open_create(struct vbj_store *s)
 	/* an older journal: what it lacks, in one transaction */
 	if (s->version < VBJ_SCHEMA_VERSION) {
 		if (vbj_begin(s) || vbj_exec(s, schema) ||
+		    (!vbj_int(s, "SELECT count(*) FROM pragma_table_info("
+			       "'filesystems') WHERE name = 'ident'", 0) &&
+		     vbj_exec(s, "ALTER TABLE filesystems ADD COLUMN ident "
+			      "TEXT")) ||
 		    vbj_exec(s, version_sql) || vbj_commit(s))
 			return vbj_fail(s, "bringing its schema up to date");
 		s->version = VBJ_SCHEMA_VERSION;
@@ -500,8 +507,22 @@ void vbj_close(struct vbj_store *s)
 	s->db = NULL;
 }
 
+void vbj_fs_ident(int fd, char *out, size_t sz)
+{
+	struct statfs sf;
+	struct stat st;
+
+	if (!fstatfs(fd, &sf) && (sf.f_fsid.__val[0] || sf.f_fsid.__val[1]))
+		snprintf(out, sz, "fsid:%08x%08x", (unsigned int)sf.f_fsid.__val[0],
+			 (unsigned int)sf.f_fsid.__val[1]);
+	else if (!fstat(fd, &st))
+		snprintf(out, sz, "dev:%u:%u", major(st.st_dev), minor(st.st_dev));
+	else
+		snprintf(out, sz, "?");
+}
+
 int vbj_fs_id(struct vbj_store *s, const char *uuid, const char *mount,
-	      int64_t *id)
+	      const char *ident, int64_t *id)
 {
 	sqlite3_stmt *st;
 	int ret;
@@ -509,8 +530,8 @@ int vbj_fs_id(struct vbj_store *s, const char *uuid, const char *mount,
 	ret = vbj_run(s, "INSERT OR IGNORE INTO filesystems(uuid, mount) "
 		      "VALUES(?, ?)", "tt", uuid, mount);
 	if (!ret)
-		ret = vbj_run(s, "UPDATE filesystems SET mount = ? WHERE uuid = ?",
-			      "tt", mount, uuid);
+		ret = vbj_run(s, "UPDATE filesystems SET mount = ?, ident = ? "
+			      "WHERE uuid = ?", "ttt", mount, ident, uuid);
 	if (ret)
 		return ret;
 	if (sqlite3_prepare_v2(s->db, "SELECT fs FROM filesystems WHERE uuid = ?",

@@ -14,6 +14,7 @@
 #define VBJ_STORE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sqlite3.h>
 
@@ -89,9 +90,19 @@ int64_t vbj_int(struct vbj_store *s, const char *sql, int64_t dflt);
 int vbj_meta_set(struct vbj_store *s, const char *key, const char *val);
 int vbj_meta_get(struct vbj_store *s, const char *key, char *val, int sz);
 
-/* The filesystem's row id by its UUID (hex), added with mount if new. */
+/*
+ * The filesystem's row id by its UUID (hex), added if new; its mount
+ * point and ident (vbj_fs_ident()) set to these.
+ */
 int vbj_fs_id(struct vbj_store *s, const char *uuid, const char *mount,
-	      int64_t *id);
+	      const char *ident, int64_t *id);
+/*
+ * What tells the filesystem of fd from another mounted at the same
+ * place: "fsid:HEX" (statfs()'s f_fsid, from the UUID on ext4 and
+ * others), else "dev:MAJOR:MINOR". vbjournal opens handles on a mount
+ * point only when it still has the ident the daemon saw.
+ */
+void vbj_fs_ident(int fd, char *out, size_t sz);
 
 /* The highest epoch there is (0: none). */
 int64_t vbj_last_epoch(struct vbj_store *s);

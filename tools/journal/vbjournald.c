@@ -394,7 +394,7 @@ static int setup_fs(struct daemon *d)
 	}
 	for (i = 0; i < d->nfs; i++) {
 		struct fs *f = &d->fs[i];
-		char key[64];
+		char key[64], ident[48];
 
 		ret = vfsb_watch_fd(d->dev, f->fd, &f->dev);
 		if (ret) {
@@ -403,7 +403,8 @@ static int setup_fs(struct daemon *d)
 			return ret;
 		}
 		fs_key(d->dev, f->path, key, sizeof(key));
-		ret = vbj_fs_id(&d->st, key, f->path, &f->id);
+		vbj_fs_ident(f->fd, ident, sizeof(ident));
+		ret = vbj_fs_id(&d->st, key, f->path, ident, &f->id);
 		if (ret)
 			return ret;
 	}

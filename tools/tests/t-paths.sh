@@ -117,3 +117,26 @@ run vbjournal --journal "$T/u" changes --since "$C" --under "$R/p"
 expect_no_out "dir "
 expect_no_out "moved "
 t_end
+
+# the filesystem the daemon saw (filesystems.ident), or another mounted
+# at its place since: there its handles mean nothing
+t_begin "another filesystem at the mount point: stored paths, none gone"
+cp -r "$T/j" "$T/other"
+echo "UPDATE filesystems SET ident = 'fsid:0000000000000001';" |
+	mkjournal "$T/other"
+run vbjournal --journal "$T/other" changes --since "$C"
+expect_rc 0
+expect_line "dir $R/old (stored path)"
+expect_line "dir $R/rm (stored path)"
+expect_no_out "(gone)"
+t_end
+
+t_begin "the filesystem the daemon saw: paths from handles"
+cp -r "$T/j" "$T/same"
+echo "UPDATE filesystems SET ident = 'fsid:$(printf '%016x' \
+	"0x$(stat -f -c %i "$R")")';" | mkjournal "$T/same"
+run vbjournal --journal "$T/same" changes --since "$C"
+expect_rc 0
+expect_line "dir $R/new"
+expect_line "dir $R/rm (gone)"
+t_end

@@ -65,6 +65,8 @@ mkjournal "$T/old" </dev/null || t_fail "vbj-mkjournal failed"
 	t_fail "user_version $(sqlite3 "$T/old/journal.db" 'PRAGMA user_version')"
 tables "$T/old" | grep -qx objects || t_fail "no objects table"
 tables "$T/old" | grep -qx object_dirs || t_fail "no object_dirs table"
+sqlite3 "$T/old/journal.db" "SELECT ident FROM filesystems" >/dev/null 2>&1 ||
+	t_fail "filesystems has no ident column"
 run vbjournal --journal "$T/old" changes --since "$C"
 expect_rc 0
 expect_out "dir /srv/a"
