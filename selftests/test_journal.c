@@ -737,6 +737,37 @@ TEST(tmpfile_linked_elsewhere_leads_to_its_name)
 }
 
 /*
+ * Issue 24 (ii), the other way to it: a file opened as a/u, given the
+ * name e/u, its name a/u removed, then written through the descriptor
+ * opened on a/u (whose dentry is no name of it now). The answer leads
+ * to e/u. (A file whose last name went cannot be linked again: only
+ * an O_TMPFILE file can, above.)
+ */
+TEST(relinked_file_leads_to_its_name)
+{
+	struct daemon d;
+	char c0[64], c1[64];
+	int fd;
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, put_file(DIR_W "/a/u", "1"));
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	fd = open(DIR_W "/a/u", O_WRONLY | O_APPEND);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, link(DIR_W "/a/u", DIR_W "/e/u"));
+	ASSERT_EQ(0, unlink(DIR_W "/a/u"));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	ASSERT_EQ(1, write(fd, "2", 1));
+	close(fd);
+	ASSERT_EQ(0, checkpoint(c1, sizeof(c1)));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	TH_LOG("changes since %s:\n%s", c0, out);
+	EXPECT_TRUE(file_named(DIR_W "/e/u", "1"));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	teardown();
+}
+
+/*
  * Issue 24 (iii): a directory renamed after its change was committed
  * is answered by its path now, and --under its new place finds it
  * (the rename itself is in the open epoch, not in the answer).
