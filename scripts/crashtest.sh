@@ -1,22 +1,29 @@
 #!/bin/sh
 # The crash test of the change journal: an ext4 on one virtio disk is
-# journaled by vbjournald onto a second disk while a random workload of
-# every kind of write runs (selftests/crash/crashload.c), a manifest of
-# the tree is written after each checkpoint, and the guest is killed
-# from the host (QEMU SIGKILL) at a moment drawn from the cycle's seed.
-# The next boot, on the same disks, checks that every directory whose
-# state differs from the last manifest is named by `vbjournal changes`
-# since the manifest's cursor, then writes until killed again. A last
-# boot only checks.
+# journaled by vbjournald onto a second disk while a workload runs
+# (selftests/crash/crashload.c: its mode, below), a manifest of the tree
+# is written after each checkpoint, and the guest is killed from the
+# host (QEMU SIGKILL) at a moment drawn from the cycle's seed. The next
+# boot, on the same disks, checks the answer of `vbjournal changes` since
+# the manifest's cursor as a consumer would use it: every path (file or
+# directory) that differs from the last manifest must be led to by an
+# entry (its directory named, a moved or new subtree above it, a file
+# entry for one of its names, a gap), then writes until killed again. A
+# last boot only checks.
 #
 # Usage: scripts/crashtest.sh [KIND]     KIND: 6.1 6.12 (default) 7 debug
 # Environment:
 #   VFSB_CRASH_CYCLES  crashes (default 20)
 #   VFSB_CRASH_BASE    seed of the first cycle (default: the time)
+#   VFSB_CRASH_MODE    the workload: mixed, hardlink, tmpfile, dirrename,
+#                      or all (each boot the next of the four); default
+#                      all, but mixed for runs of fewer than 4 crashes
+#                      (make check's two)
 #   VFSB_NO_DKMS, VFSB_KO, VFSB_QEMU_*: see scripts/run-guest.sh;
 #   VFSB_QEMU_ACCEL defaults to tcg,thread=single here (see below)
-# Output: one "CRASHTEST cycle ..." line per check, the totals (misses,
-# false positives), and "N passed, N failed" (one test per check).
+# Output: one "CRASHTEST cycle ..." line per check, the totals per mode
+# (differing paths, missed, false positives) and "N passed, N failed"
+# (one test per check).
 # Logs: build/crash/<kernel>/.
 set -u
 # Twenty boots per run: under multi-threaded TCG (QEMU 7.2) one of them
@@ -31,6 +38,26 @@ cd "$top" || exit 1
 kind=${1:-6.12}
 cycles=${VFSB_CRASH_CYCLES:-20}
 base=${VFSB_CRASH_BASE:-$(date +%s)}
+modes=${VFSB_CRASH_MODE:-}
+if [ -z "$modes" ]; then
+	modes=all
+	[ "$cycles" -ge 4 ] || modes=mixed
+fi
+[ "$modes" = all ] && modes="mixed hardlink tmpfile dirrename"
+for m in $modes; do
+	case $m in
+	mixed | hardlink | tmpfile | dirrename) ;;
+	*) echo "crashtest: VFSB_CRASH_MODE: no mode $m" >&2; exit 2 ;;
+	esac
+done
+# mode_of I: cycle I's workload
+mode_of() {
+	n=$1
+	# shellcheck disable=SC2086 # $modes: the words are the modes
+	set -- $modes
+	shift $((n % $#))
+	echo "$1"
+}
 case "$kind" in
 6.1) kver=6.1 ;;
 6.12 | 7 | debug) kver=$(scripts/kernels/fetch.sh "$kind") || exit 1 ;;
@@ -68,7 +95,8 @@ for d in data journal; do
 done
 export VFSB_GUEST_DISKS="$dir/data.img $dir/journal.img"
 
-pass=0 fail=0 miss=0 fp=0 named=0 diff=0
+pass=0 fail=0
+: >"$dir/results"
 # Judges the check the boot of cycle $1 printed (of the crash before).
 judge() {
 	line=$(grep -m1 '^CRASHTEST verify:' "$dir/cycle-$1.console.log")
@@ -78,12 +106,13 @@ judge() {
 		fail=$((fail + 1))
 		return
 	fi
-	grep -E '^CRASHTEST (MISSED|gap|covered)' "$dir/cycle-$1.console.log" | head -20
-	m=$(echo "$line" | sed -n 's/.* missed \([0-9]*\),.*/\1/p')
-	f=$(echo "$line" | sed -n 's/.* false positives \([0-9]*\),.*/\1/p')
-	n=$(echo "$line" | sed -n 's/.* named \([0-9]*\) .*/\1/p')
-	dd=$(echo "$line" | sed -n 's/.* differing \([0-9]*\),.*/\1/p')
-	miss=$((miss + m)) fp=$((fp + f)) named=$((named + n)) diff=$((diff + dd))
+	grep -E '^CRASHTEST (MISSED|gap|full|control)' "$dir/cycle-$1.console.log" | head -20
+	# field NAME: the number after NAME in the verify line
+	field() { echo "$line" | sed -n "s/.*[ (]$1 \([0-9]*\).*/\1/p"; }
+	m=$(field missed)
+	echo "$(echo "$line" | sed -n 's/.* mode \([a-z?]*\),.*/\1/p')" \
+		"$(field differing)" "$m" "$(field named)" \
+		"$(field 'false positives')" "$(field gaps)" >>"$dir/results"
 	if [ "$m" = 0 ]; then
 		pass=$((pass + 1)) v=PASS
 	else
@@ -101,7 +130,8 @@ while [ $i -le "$cycles" ]; do
 		phase=run
 	fi
 	rm -f "$console"
-	VFSB_CRASH_SEED=$seed VFSB_CRASH_PHASE=$phase \
+	mode=$(mode_of $i)
+	VFSB_CRASH_SEED=$seed VFSB_CRASH_PHASE=$phase VFSB_CRASH_MODE=$mode \
 		scripts/run-guest.sh crash "$KREL" >"$dir/cycle-$i.out" 2>&1 &
 	pid=$!
 	if [ $phase = run ]; then
@@ -129,10 +159,19 @@ while [ $i -le "$cycles" ]; do
 		fail=$((fail + 1))
 	fi
 	[ $i = 0 ] || judge $i
-	[ $phase = run ] && echo "CRASHTEST cycle $i: seed $seed, killed ${delay}s after its first manifest"
+	[ $phase = run ] && echo "CRASHTEST cycle $i: $mode, seed $seed, killed ${delay}s after its first manifest"
 	i=$((i + 1))
 done
-pct=$(awk -v f="$fp" -v n="$named" 'BEGIN { printf "%.1f", n ? 100 * f / n : 0 }')
-echo "crashtest: $KREL, $cycles crashes, $diff differing directories, $miss missed, $fp of $named named were unchanged ($pct% false positives)"
+# per mode: crashes, differing paths, missed, false positives of named
+awk -v k="$KREL" '
+	{ c[$1]++; d[$1] += $2; m[$1] += $3; n[$1] += $4; f[$1] += $5; g[$1] += ($6 > 0)
+	  C++; D += $2; M += $3; N += $4; F += $5 }
+	END {
+		for (x in c)
+			printf "crashtest: %s, mode %s: %d crashes, %d differing paths, %d missed, %d of %d named unchanged (%.1f%% false positives), %d with a gap\n",
+			    k, x, c[x], d[x], m[x], f[x], n[x], n[x] ? 100 * f[x] / n[x] : 0, g[x]
+		printf "crashtest: %s, %d crashes, %d differing paths, %d missed, %d of %d named unchanged (%.1f%% false positives)\n",
+		    k, C, D, M, F, N, N ? 100 * F / N : 0
+	}' "$dir/results"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

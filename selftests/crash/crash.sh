@@ -5,9 +5,11 @@
 #
 # Disks: /dev/vda the watched ext4 (/data), /dev/vdb the journal's ext4
 # (/jr); the host formats both before the first boot.
-# Environment (kernel command line): VFSB_CRASH_SEED, and
+# Environment (kernel command line): VFSB_CRASH_SEED,
 # VFSB_CRASH_PHASE: run (verify what the last crash left, then write
-# until killed) or verify (verify only, then power off).
+# until killed) or verify (verify only, then power off), and
+# VFSB_CRASH_MODE: this boot's workload (mixed, hardlink, tmpfile,
+# dirrename; crashload.c), which crashload reads itself.
 set -u
 export PATH=/tests:/sbin:/bin
 seed=${VFSB_CRASH_SEED:-1}
@@ -47,5 +49,5 @@ if [ $first = 0 ]; then
 	say "verified (exit $?)"
 fi
 [ "$phase" = verify ] && { kill $jd; wait $jd; exit 0; }
-say "workload, seed $seed${refuse:+, $refuse}"
+say "workload ${VFSB_CRASH_MODE:-mixed}, seed $seed${refuse:+, $refuse}"
 VFSB_CRASH_REFUSE=${refuse:+1} crashload run /data /jr "$seed"
