@@ -17,8 +17,10 @@
  *
  * VFSB_CRASH_MODE chooses the workload: mixed (default: every kind of
  * write in d00..d39), hardlink (files hA<i>/f<j> with a second name
- * hB<i>_<j>/l, written mostly through the first), tmpfile (O_TMPFILE files made in tS, linked into
- * tD*, written through the descriptor they were made with), dirrename
+ * hB<i>_<j>/l, written mostly through the first), tmpfile (O_TMPFILE
+ * files made in tS, linked into tD*, written through the descriptor
+ * they were made with; also files made as tS/u*, linked into tD* and
+ * unlinked from tS, written through their descriptor), dirrename
  * (whole subtrees of r* renamed while written inside, the journal's
  * disk kept busy so that the daemon's commits lag).
  *
@@ -546,7 +548,7 @@ static void tmpfile_op(const char *dir, unsigned int *seed, int id,
 	struct tslot *ts = &t[s];
 
 	switch (op) {
-	case 0 ... 1:	/* made in tS, named in tD<k>, then written */
+	case 0:		/* made in tS, named in tD<k>, then written */
 		if (ts->fd >= 0)
 			close(ts->fd);
 		snprintf(path, sizeof(path), "%s/tS", dir);
@@ -559,6 +561,22 @@ static void tmpfile_op(const char *dir, unsigned int *seed, int id,
 		snprintf(ts->name, sizeof(ts->name), "%s/tD%02d/t%d_%ld", dir,
 			 rand_r(seed) % TDIRS, id, (*made)++);
 		if (linkat(ts->fd, "", AT_FDCWD, ts->name, AT_EMPTY_PATH)) {
+			close(ts->fd);
+			ts->fd = -1;
+		}
+		break;
+	case 1:		/* made as tS/u, linked into tD<k>, tS/u unlinked */
+		if (ts->fd >= 0)
+			close(ts->fd);
+		snprintf(path, sizeof(path), "%s/tS/u%d_%ld", dir, id, (*made)++);
+		ts->fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0644);
+		if (ts->fd < 0)
+			break;
+		fill(buf, sizeof(buf), seed);
+		snprintf(ts->name, sizeof(ts->name), "%s/tD%02d/u%d_%ld", dir,
+			 rand_r(seed) % TDIRS, id, (*made)++);
+		if (write(ts->fd, buf, 1 + rand_r(seed) % sizeof(buf)) < 0 ||
+		    link(path, ts->name) || unlink(path)) {
 			close(ts->fd);
 			ts->fd = -1;
 		}
