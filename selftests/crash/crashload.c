@@ -1456,6 +1456,7 @@ static int verify(const char *dir, const char *jr)
 	struct answer a = { 0 };
 	struct model m = { &before, &now, &a, NULL, 0, NULL, 0 };
 	size_t how_n[5] = { 0 }, i, nmiss, named, nfp = 0, need = 0;
+	size_t need_k[3] = { 0 };
 	char cursor[128], first[PATH_MAX + 16] = "", wmode[32] = "?";
 	int k;
 
@@ -1495,6 +1496,7 @@ static int verify(const char *dir, const char *jr)
 
 			if (miss <= nmiss)
 				continue;
+			need_k[k]++;
 			if (!need++)
 				snprintf(first, sizeof(first), "%s %s%s: %zu missed",
 					 k == 0 ? "dir" : k == 1 ? "moved" : "file",
@@ -1506,7 +1508,9 @@ static int verify(const char *dir, const char *jr)
 		}
 	}
 	a.off_kind = 0;
-	printf("CRASHTEST control: %zu of %zu entries needed%s%s\n", need, named,
+	printf("CRASHTEST control: %zu of %zu entries needed (dirs %zu of %zu, "
+	       "moved %zu of %zu, files %zu of %zu)%s%s\n", need, named,
+	       need_k[0], a.ndirs, need_k[1], a.nmoved, need_k[2], a.nfiles,
 	       first[0] ? "; without " : "", first);
 	printf("CRASHTEST verify: mode %s, cursor %s, paths %zu, differing %zu, "
 	       "covered %zu (dir %zu, whole %zu, gone %zu, file %zu, gap %zu), "
