@@ -80,9 +80,6 @@ struct vfsb_intent {
 	struct vfsb_iset_ent *set;
 };
 
-/* Live intent subscribers (their creates of unknown names defer). */
-static atomic_t vfsb_nr_intents = ATOMIC_INIT(0);
-
 struct vfsb_intent *vfsb_intent_alloc(const struct vfsb_subscribe *sub,
 				      struct vfsb_ring *ring)
 {
@@ -105,7 +102,6 @@ struct vfsb_intent *vfsb_intent_alloc(const struct vfsb_subscribe *sub,
 	in->timeout_ms = sub->intent_timeout_ms ?: VFSB_INTENT_TIMEOUT;
 	in->tgid = current->tgid;
 	in->ring = ring;
-	atomic_inc(&vfsb_nr_intents);
 	return in;
 }
 
@@ -141,7 +137,6 @@ void vfsb_intent_close(struct vfsb_intent *in)
 	in->ring = NULL;
 	spin_unlock_irqrestore(&in->lock, flags);
 	wake_up_all(&in->wq);
-	atomic_dec(&vfsb_nr_intents);
 	vfsb_intent_put(in);
 }
 
@@ -636,7 +631,7 @@ bool vfsb_intent_defer_create(const struct inode *dir,
 	struct callback_head *cb;
 	bool fresh, again, busy;
 
-	if (!atomic_read(&vfsb_nr_intents) || !vfsb_syscall_restartable(false))
+	if (!vfsb_syscall_restartable(false))
 		return false;
 	d = &vfsb_deferred[hash_ptr(current, VFSB_DEFER_BITS)];
 	spin_lock(&vfsb_deferred_lock);
