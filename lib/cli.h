@@ -3,7 +3,7 @@
  * What the command-line tools (vbctl, vbjournal, vbjournald) share
  * beyond the device: checked output at exit (closeout.c), names
  * escaped for text output (escape.c), numbers and the like parsed
- * strictly (parse.c). One
+ * strictly (parse.c), usage errors (usage.c). One
  * implementation each, so that the tools agree.
  */
 #ifndef VFSB_CLI_H
@@ -58,5 +58,12 @@ int cli_parse_size(const char *s, unsigned long long min,
 int cli_parse_ms(const char *s, unsigned long long min, unsigned long long max,
 		 unsigned long long *out);
 int cli_parse_bool(const char *s, bool *out);
+
+/*
+ * A usage error (usage.c): "PROG: what is wrong (PROG --help: usage)"
+ * on stderr. Returns 2, the usage exit status of every tool.
+ */
+int cli_usage_error(const char *prog, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 #endif /* VFSB_CLI_H */

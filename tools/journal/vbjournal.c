@@ -84,19 +84,7 @@ static void usage(FILE *f)
 }
 
 /* A usage error: what is wrong, and where to read more. Returns 2. */
-static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int bad_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("vbjournal: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (vbjournal --help: usage)\n", stderr);
-	return 2;
-}
+#define bad_usage(...) cli_usage_error("vbjournal", __VA_ARGS__)
 
 /*
  * --under's path as the journal stores paths (the daemon resolves them

@@ -784,20 +784,8 @@ static void usage(FILE *f)
 		VBJD_MAX_FS);
 }
 
-/* A usage error: what is wrong. Returns 2. */
-static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int bad_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("vbjournald: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (vbjournald --help: usage)\n", stderr);
-	return 2;
-}
+/* A usage error: what is wrong, and where to read more. Returns 2. */
+#define bad_usage(...) cli_usage_error("vbjournald", __VA_ARGS__)
 
 int main(int argc, char **argv)
 {
