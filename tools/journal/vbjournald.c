@@ -59,6 +59,7 @@ struct daemon {
 	int64_t base;		/* the journal epoch of module epoch 1 */
 	unsigned int interval_ms;
 	unsigned int timeout_ms;
+	unsigned int commit_delay_ms;	/* tests: --commit-delay */
 	int64_t max_changes;	/* the journal's size cap, in rows */
 	bool fail_closed;
 	bool refuse_unwaited;	/* io_uring, kernel threads: EAGAIN */
@@ -690,6 +691,19 @@ static int drain(struct daemon *d)
 	}
 	if (ack)
 		resolve_paths(d, 0);
+	if (ack && d->commit_delay_ms) {
+		/*
+		 * A journal disk that lags, on purpose (the crash test): what
+		 * went on without waiting for an ack stays in the ring, not
+		 * in the journal, this long. A signal cuts it short.
+		 */
+		struct timespec ts = {
+			.tv_sec = d->commit_delay_ms / 1000,
+			.tv_nsec = d->commit_delay_ms % 1000 * 1000000L,
+		};
+
+		nanosleep(&ts, NULL);
+	}
 	return ret;
 }
 
@@ -778,6 +792,8 @@ static void usage(FILE *f)
 		"  --force             accept a journal on a journaled filesystem\n"
 		"  --config FILE       \"key value\" lines; later options override it\n"
 		"  --check-config      print the settings and exit, touching nothing\n"
+		"  --commit-delay TIME (tests) after each ack, wait TIME before\n"
+		"                      reading and committing more\n"
 		"\n"
 		"SIGUSR1: checkpoint now; SIGTERM, SIGINT: checkpoint and stop.\n"
 		"exit status: 0 clean stop; 1 error; 2 usage or a bad setting\n",
@@ -800,6 +816,7 @@ int main(int argc, char **argv)
 		{ "force", no_argument, NULL, 'F' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, 'K' },
+		{ "commit-delay", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -807,6 +824,7 @@ int main(int argc, char **argv)
 	struct daemon d = { 0 };
 	struct vbjd_config cf;
 	bool check_only = false;
+	unsigned long long delay = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
 	char boot[64];
 	uint64_t next;
@@ -852,6 +870,12 @@ int main(int argc, char **argv)
 		case 'K':
 			check_only = true;
 			break;
+		case 'D':
+			/* a test's knob: not a setting of the config file */
+			if (cli_parse_ms(optarg, 0, 60000, &delay))
+				return bad_usage("--commit-delay: '%s' is not a "
+						 "time from 0 to 60s", optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -882,6 +906,7 @@ int main(int argc, char **argv)
 	d.journal = cf.journal;
 	d.interval_ms = cf.interval_ms;
 	d.timeout_ms = cf.timeout_ms;
+	d.commit_delay_ms = delay;
 	d.max_changes = cf.max_changes;
 	d.fail_closed = cf.fail_closed;
 	d.refuse_unwaited = cf.refuse_unwaited;
