@@ -40,6 +40,7 @@
 #include <linux/falloc.h>
 #include <linux/fileattr.h>
 #include <linux/fscrypt.h>
+#include <linux/io_uring.h>
 #include <linux/fsverity.h>
 #include <linux/mm.h>
 #include <linux/mount.h>
@@ -634,6 +635,12 @@ static noinline void vfsb_data_change(struct ftrace_regs *fregs)
 			vfsb_fregs_set_ip(fregs, ip);
 		return;
 	}
+	/* io_uring: its wrapper waits, before io_write() is called again */
+	if (!sync && vfsb_intent_park(container_of(ppos, struct kiocb, ki_pos),
+				      &req)) {
+		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_refuse);
+		return;
+	}
 	vfsb_settle_call(fregs, &req, !sync);
 }
 
@@ -940,22 +947,66 @@ out:
  * section at once and a queued one at its completion. An io_uring
  * write on a filesystem nobody watches pays one ftrace callback, not
  * a return probe.
+ *
+ * A write that must wait for its journal's ack: its rw_verify_area()
+ * hook parks the wait here and fails that check with -EAGAIN, before
+ * io_write() has written or started anything (6.1.0-57 io_uring/rw.c
+ * 918-922; 6.12 and 7.3 the same, without the kfree()). The attempt
+ * io_uring makes at submission (IO_URING_F_NONBLOCK, inside
+ * io_uring_enter() with the ring's lock held) returns -EAGAIN, which
+ * hands the request to an io-wq worker (io_queue_async(), 6.1.0-57
+ * io_uring/io_uring.c 1926-1938: a regular file arms no poll), as for
+ * any write that would block. The worker's attempt waits here, where
+ * it holds nothing, and calls io_write() again: io-wq itself issues a
+ * request again after -EAGAIN (io_wq_submit_work(), IOPOLL), and the
+ * call re-reads its buffer from the request, so it writes once.
+ *
+ * Only a request that reads no memory of the submitter's again when
+ * issued again can be parked (IORING_FEAT_SUBMIT_STABLE: an iovec array
+ * may be reused once the submission returns): one with its async data
+ * (always, from 6.10) or a plain or fixed-buffer write. A 6.1 writev
+ * without async data cannot wait and goes on by the subscriber's
+ * policy for what cannot wait.
  */
 typedef int (*vfsb_io_write_t)(struct io_kiocb *req, unsigned int flags);
 static unsigned long vfsb_io_write_addr;
+
+static bool vfsb_io_write_reissues(const struct io_kiocb *req)
+{
+	return (req->flags & REQ_F_ASYNC_DATA) ||
+	       req->opcode == IORING_OP_WRITE ||
+	       req->opcode == IORING_OP_WRITE_FIXED;
+}
 
 static int notrace vfsb_wrap_io_write(struct io_kiocb *req,
 				      unsigned int issue_flags)
 {
 	vfsb_io_write_t call = (vfsb_io_write_t)READ_ONCE(vfsb_io_write_addr);
 	const void *key = vfsb_io_uring_kiocb(req);
+	struct vfsb_park park;
+	bool parked = vfsb_io_write_reissues(req);
 	int ret;
 
 	/* an io-wq worker's blocking attempt sleeps in it */
 	vfsb_wrapper_enter();
-	vfsb_task_submit_begin(vfsb_file_sb(req->file), key, false);
-	ret = call(req, issue_flags);
-	vfsb_task_submit_end(key, ret == -EIOCBQUEUED);
+	for (;;) {
+		if (parked)
+			vfsb_park_begin(&park, key);
+		vfsb_task_submit_begin(vfsb_file_sb(req->file), key, false);
+		ret = call(req, issue_flags);
+		vfsb_task_submit_end(key, ret == -EIOCBQUEUED);
+		if (!parked || !vfsb_park_end(&park))
+			break;
+		if (issue_flags & IO_URING_F_NONBLOCK) {
+			/* an io-wq worker's attempt waits */
+			vfsb_park_drop(&park);
+			ret = -EAGAIN;
+			break;
+		}
+		ret = vfsb_park_wait(&park);
+		if (ret)
+			break;
+	}
 	vfsb_wrapper_exit();
 	return ret;
 }

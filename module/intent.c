@@ -663,3 +663,91 @@ bool vfsb_intent_defer_create(const struct inode *dir,
 	}
 	return true;
 }
+
+/* ---- a wrapper that waits for a hook inside its call ---- */
+
+#define VFSB_PARK_BITS		6
+
+static struct vfsb_park_bucket {
+	spinlock_t lock;		/* head, and the parks' req */
+	struct hlist_head head;
+} vfsb_parks[BIT(VFSB_PARK_BITS)] = {
+	[0 ... BIT(VFSB_PARK_BITS) - 1] = {
+		.lock = __SPIN_LOCK_UNLOCKED(vfsb_parks.lock),
+	},
+};
+
+static struct vfsb_park_bucket *vfsb_park_bucket(void)
+{
+	return &vfsb_parks[hash_ptr(current, VFSB_PARK_BITS)];
+}
+
+void vfsb_park_begin(struct vfsb_park *p, const void *key)
+{
+	struct vfsb_park_bucket *b = vfsb_park_bucket();
+
+	memset(&p->req, 0, sizeof(p->req));
+	p->task = current;
+	p->key = key;
+	spin_lock(&b->lock);
+	hlist_add_head(&p->node, &b->head);
+	spin_unlock(&b->lock);
+}
+
+/* Whether a hook parked a wait there: then the call changed nothing. */
+bool vfsb_park_end(struct vfsb_park *p)
+{
+	struct vfsb_park_bucket *b = vfsb_park_bucket();
+
+	spin_lock(&b->lock);
+	hlist_del(&p->node);
+	spin_unlock(&b->lock);
+	return p->req.in;
+}
+
+/*
+ * A hook's change must wait, in the call of a wrapper that parked for
+ * key in this task: the wrapper takes req (and a module reference, for
+ * as long as it waits: the wait may outlast the subscriber and the
+ * watch). Atomic context. Whether it was taken; the hook then fails the
+ * call.
+ */
+bool vfsb_intent_park(const void *key, struct vfsb_intent_req *req)
+{
+	struct vfsb_park_bucket *b = vfsb_park_bucket();
+	struct vfsb_park *p;
+	bool taken = false;
+
+	spin_lock(&b->lock);
+	hlist_for_each_entry(p, &b->head, node) {
+		if (p->task != current || p->key != key || p->req.in)
+			continue;
+		__module_get(THIS_MODULE);
+		p->req = *req;
+		req->in = NULL;
+		taken = true;
+		break;
+	}
+	spin_unlock(&b->lock);
+	return taken;
+}
+
+/*
+ * The wait a hook parked (sleeps): 0, go on (call again), or the error
+ * to end the call with (vfsb_intent_wait()). The module reference goes
+ * with it: the caller is a wrapper, counted as one (hookreg.h).
+ */
+int vfsb_park_wait(struct vfsb_park *p)
+{
+	int ret = vfsb_intent_wait(&p->req, true);
+
+	module_put(THIS_MODULE);
+	return ret;
+}
+
+/* The parked wait, not waited for here: the call is retried elsewhere. */
+void vfsb_park_drop(struct vfsb_park *p)
+{
+	vfsb_req_put(&p->req);
+	module_put(THIS_MODULE);
+}

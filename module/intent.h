@@ -6,6 +6,7 @@
 #ifndef VFSB_INTENT_H
 #define VFSB_INTENT_H
 
+#include <linux/list.h>
 #include <linux/types.h>
 #include <uapi/linux/vfsbarrier.h>
 
@@ -75,5 +76,28 @@ enum vfsb_settle vfsb_intent_no_wait(struct vfsb_intent_req *req);
 int vfsb_intent_wait(struct vfsb_intent_req *req, bool can_fail);
 bool vfsb_intent_defer_create(const struct inode *dir,
 			      const struct qstr *name);
+
+/*
+ * A place where a wrapper that may sleep takes over the wait of a hook
+ * inside its call that may not (io_uring's io_write(), whose
+ * rw_verify_area() hook runs atomically): for the request key, in this
+ * task, from vfsb_park_begin() to vfsb_park_end(). A hook whose change
+ * must wait parks its req there (vfsb_intent_park()) and fails the call
+ * before anything is changed; the wrapper then waits (vfsb_park_wait())
+ * and calls again, or lets its caller retry (vfsb_park_drop()). A parked
+ * req holds a module reference until one of the two.
+ */
+struct vfsb_park {
+	struct hlist_node node;
+	const struct task_struct *task;	/* compared, never dereferenced */
+	const void *key;
+	struct vfsb_intent_req req;
+};
+
+void vfsb_park_begin(struct vfsb_park *p, const void *key);
+bool vfsb_park_end(struct vfsb_park *p);
+bool vfsb_intent_park(const void *key, struct vfsb_intent_req *req);
+int vfsb_park_wait(struct vfsb_park *p);
+void vfsb_park_drop(struct vfsb_park *p);
 
 #endif /* VFSB_INTENT_H */

@@ -30,6 +30,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "vfsb.h"
@@ -134,19 +135,6 @@ static int op_append(const char *path, int ctl, int res)
 static int op_rename_to_d2(const char *path, int ctl, int res)
 {
 	return rename(path, DIR_T "/d2/moved") ? -errno : 0;
-}
-
-/* "io" at 0 by io_uring (a ring of its own). */
-static int op_uring_write(const char *path, int ctl, int res)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	int ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = uring_write1(fd, "io", 2, 0);
-	close(fd);
-	return ret;
 }
 
 /* 8192 bytes allocated: vfs_fallocate() waits in its wrapper. */
@@ -837,11 +825,12 @@ static int op_uring_iopoll_write(const char *path, int ctl, int res)
 }
 
 /*
- * A refused write (VFSB_SUB_REFUSE_UNWAITED) that io_uring retries on
- * its own, as an IOPOLL ring's io-wq worker does with EAGAIN, is bound
- * by the subscriber's timeout like any wait: a subscriber that never
- * acks (stopped, say) must not keep a worker spinning for ever. After
- * the timeout the write goes on (fail-open), with a RESCAN record.
+ * An IOPOLL ring's write, with VFSB_SUB_REFUSE_UNWAITED, to a
+ * subscriber that never acks (stopped, say): io-wq retries an IOPOLL
+ * write's EAGAIN at once, so a refusal would spin a worker; the write
+ * waits in its worker instead, and like any wait it is bound by the
+ * subscriber's timeout. After it the write goes on (fail-open), with a
+ * RESCAN record.
  */
 TEST(refused_iopoll_write_is_bound_by_the_timeout)
 {
@@ -1109,37 +1098,209 @@ TEST(refuse_unwaited_refuses_a_core_dump)
 	umount2(DIR_T, MNT_DETACH);
 }
 
-/*
- * io_uring operations cannot wait (their results go to completions, not
- * to a restartable call): the write goes on unacked and its filesystem
- * gets a RESCAN record that says so.
- */
-TEST(io_uring_write_goes_on_with_a_rescan)
+/* 4096 bytes of 'U' at 0 by io_uring; how: the kind of write. */
+enum uring_how { U_BUFFERED, U_DIRECT, U_DIRECT_FIXED_FILE };
+
+static int uring_write_4k(const char *path, enum uring_how how)
 {
+	struct vfsb_uring r = { };
+	struct io_uring_sqe sqe;
+	void *buf;
+	int fd, ret, cres;
+
+	if (posix_memalign(&buf, 4096, 4096))
+		return -ENOMEM;
+	memset(buf, 'U', 4096);
+	fd = open(path, O_WRONLY | O_CLOEXEC |
+		  (how == U_DIRECT || how == U_DIRECT_FIXED_FILE ? O_DIRECT : 0));
+	if (fd < 0)
+		return -errno;
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_WRITE;
+	sqe.fd = fd;
+	sqe.addr = (unsigned long)buf;
+	sqe.len = 4096;
+	ret = vfsb_uring_init(&r, 4);
+	if (!ret && how == U_DIRECT_FIXED_FILE) {
+		if (syscall(__NR_io_uring_register, r.fd, IORING_REGISTER_FILES,
+			    &fd, 1) < 0)
+			ret = -errno;
+		sqe.fd = 0;
+		sqe.flags = IOSQE_FIXED_FILE;
+	}
+	if (!ret)
+		ret = vfsb_uring_run(&r, &sqe, &cres);
+	if (!ret)
+		ret = cres == 4096 ? 0 : cres < 0 ? cres : -EIO;
+	vfsb_uring_exit(&r);
+	close(fd);
+	free(buf);
+	return ret;
+}
+
+static int op_uring_buffered(const char *path, int ctl, int res)
+{
+	return uring_write_4k(path, U_BUFFERED);
+}
+
+static int op_uring_direct(const char *path, int ctl, int res)
+{
+	return uring_write_4k(path, U_DIRECT);
+}
+
+static int op_uring_direct_fixed(const char *path, int ctl, int res)
+{
+	return uring_write_4k(path, U_DIRECT_FIXED_FILE);
+}
+
+/*
+ * An io_uring write into a directory not acked in the epoch, by fn on
+ * path (empty): its intent comes, and until it is acked the write is
+ * not made and not completed; after the ack it completes, wrote its 4096
+ * bytes once, and nothing went on unacked (no RESCAN record). 0, or
+ * what went wrong, said on stderr; -ENOSYS: no io_uring.
+ */
+static int uring_write_waits(int dev, child_fn fn, const char *path)
+{
+	static struct rec_batch b;
 	union rec u;
-	struct vfsb_record *r = &u.r;
 	struct child ch;
-	int dev, res;
+	struct stat st;
+	int ret, res, i;
+
+	ret = child_start(&ch, fn, path);
+	if (ret)
+		return ret;
+	ret = wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u);
+	if (ret) {
+		ret = child_result(&ch, 0, &res) ? ret : res;
+		child_end(&ch);
+		return ret == -ENOSYS ? ret : -EIO;
+	}
+	ret = -EIO;
+	if (child_result(&ch, 0, &res) != 1)
+		fprintf(stderr, "# completed (%d) before its ack\n", res);
+	else if (stat(path, &st) || st.st_size)
+		fprintf(stderr, "# written before its ack\n");
+	else if (vfsb_ack(dev, u.r.seq))
+		fprintf(stderr, "# ack: %s\n", strerror(errno));
+	else if (child_result(&ch, 20000, &res) || res)
+		fprintf(stderr, "# no completion after the ack (%d)\n", res);
+	else if (stat(path, &st) || st.st_size != 4096)
+		fprintf(stderr, "# %lld bytes after the ack\n",
+			(long long)st.st_size);
+	else
+		ret = 0;
+	child_end(&ch);
+	if (!ret && rec_drain(dev, &b))
+		ret = -EIO;
+	for (i = 0; !ret && i < b.n; i++) {
+		if (b.rec[i]->type == VFSB_REC_RESCAN) {
+			fprintf(stderr, "# a RESCAN record: it went on unacked\n");
+			ret = -EIO;
+		}
+	}
+	return ret;
+}
+
+/*
+ * io_uring writes wait for their ack in an io-wq worker, which may
+ * sleep: a buffered write (tmpfs: io_uring hands it to a worker at
+ * once), and O_DIRECT writes on ext4, by descriptor and as a registered
+ * file, whose first attempt in io_uring_enter() cannot wait and is sent
+ * to a worker with -EAGAIN. Default mode and --refuse-unwaited alike.
+ */
+TEST(io_uring_buffered_write_waits_for_its_ack)
+{
+	int dev, ret;
 
 	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
-	ASSERT_EQ(0, child_start(&ch, op_uring_write, DIR_T "/d/f"));
-	ASSERT_EQ(0, child_result(&ch, 20000, &res));
-	if (res == -ENOSYS)
+	ret = uring_write_waits(dev, op_uring_buffered, DIR_T "/d/f");
+	if (ret == -ENOSYS)
 		SKIP(return, "no io_uring");
-	EXPECT_EQ(0, res);
-	child_end(&ch);
-	ASSERT_EQ(0, wait_record(dev, VFSB_REC_RESCAN, 0, &u));
-	EXPECT_TRUE(r->reasons & VFSB_RESCAN_INTENT);
+	EXPECT_EQ(0, ret);
 	close(dev);
 	umount2(DIR_T, MNT_DETACH);
 }
 
+static int uring_direct_waits(int dev_flags, child_fn fn)
+{
+	int dev, ret;
+
+	ret = mount_ext4(DIR_E);
+	if (ret)
+		return ret;
+	if (mkdir(DIR_E "/d", 0755) || put_file(DIR_E "/d/f", ""))
+		ret = -errno;
+	dev = ret ? -1 : vfsb_open_flags(O_NONBLOCK);
+	if (!ret && dev < 0)
+		ret = dev;
+	if (!ret)
+		ret = vfsb_subscribe_intent(dev, 0, dev_flags, LONG_MS, NULL);
+	if (!ret)
+		ret = vfsb_watch_path(dev, DIR_E);
+	if (!ret)
+		ret = uring_write_waits(dev, fn, DIR_E "/d/f");
+	if (dev >= 0)
+		close(dev);
+	umount2(DIR_E, MNT_DETACH);
+	return ret;
+}
+
+TEST(io_uring_direct_write_waits_for_its_ack)
+{
+	int ret = uring_direct_waits(0, op_uring_direct);
+
+	if (ret == -ENODEV || ret == -ENOSYS)
+		SKIP(return, "no scratch disk or no io_uring");
+	EXPECT_EQ(0, ret);
+}
+
+TEST(io_uring_write_to_a_registered_file_waits_for_its_ack)
+{
+	int ret = uring_direct_waits(0, op_uring_direct_fixed);
+
+	if (ret == -ENODEV || ret == -ENOSYS)
+		SKIP(return, "no scratch disk or no io_uring");
+	EXPECT_EQ(0, ret);
+}
+
+TEST(io_uring_write_waits_with_refuse_unwaited)
+{
+	int ret = uring_direct_waits(VFSB_SUB_REFUSE_UNWAITED,
+				     op_uring_direct);
+
+	if (ret == -ENODEV || ret == -ENOSYS)
+		SKIP(return, "no scratch disk or no io_uring");
+	EXPECT_EQ(0, ret);
+}
+
+/* mkdir(path) by io_uring, in an io-wq worker under the parent's lock */
+static int op_uring_mkdir(const char *path, int ctl, int res)
+{
+	struct vfsb_uring r = { };
+	struct io_uring_sqe sqe;
+	int ret, cres;
+
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_MKDIRAT;
+	sqe.fd = AT_FDCWD;
+	sqe.addr = (unsigned long)path;
+	sqe.len = 0755;
+	ret = vfsb_uring_init(&r, 4);
+	if (!ret)
+		ret = vfsb_uring_run(&r, &sqe, &cres);
+	vfsb_uring_exit(&r);
+	return ret ? ret : cres;
+}
+
 /*
  * VFSB_SUB_REFUSE_UNWAITED: what cannot wait is refused instead of going
- * on unacked. An io_uring write into a directory not acked in this
+ * on unacked. An io_uring mkdir (its hook runs in an io-wq worker that
+ * holds the parent directory's lock) into a directory not acked in this
  * epoch completes with -EAGAIN and changes nothing, its intent is
- * announced all the same, no RESCAN follows; once acked, the same write
- * goes through.
+ * announced all the same, no RESCAN follows; once acked, the same
+ * mkdir goes through.
  */
 TEST(refuse_unwaited_fails_what_cannot_wait)
 {
@@ -1147,30 +1308,27 @@ TEST(refuse_unwaited_fails_what_cannot_wait)
 	struct vfsb_record *r = &u.r;
 	static struct rec_batch b;
 	struct child ch;
-	struct stat st;
 	int dev, res, i;
 
 	ASSERT_EQ(0, setup(&dev, VFSB_SUB_REFUSE_UNWAITED, LONG_MS));
-	ASSERT_EQ(0, child_start(&ch, op_uring_write, DIR_T "/d/f"));
+	ASSERT_EQ(0, child_start(&ch, op_uring_mkdir, DIR_T "/d/x"));
 	ASSERT_EQ(0, child_result(&ch, 20000, &res));
 	child_end(&ch);
-	if (res == -ENOSYS)
-		SKIP(return, "no io_uring");
+	if (res == -ENOSYS || res == -EINVAL)
+		SKIP(return, "no io_uring mkdirat");
 	EXPECT_EQ(-EAGAIN, res);
-	ASSERT_EQ(0, stat(DIR_T "/d/f", &st));
-	EXPECT_EQ(0, st.st_size);
+	EXPECT_FALSE(exists(DIR_T "/d/x"));
 	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
 	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
 	ASSERT_EQ(0, rec_drain(dev, &b));
 	for (i = 0; i < b.n; i++)
 		EXPECT_NE(VFSB_REC_RESCAN, b.rec[i]->type);
 
-	ASSERT_EQ(0, child_start(&ch, op_uring_write, DIR_T "/d/f"));
+	ASSERT_EQ(0, child_start(&ch, op_uring_mkdir, DIR_T "/d/x"));
 	ASSERT_EQ(0, child_result(&ch, 20000, &res));
 	child_end(&ch);
 	EXPECT_EQ(0, res);
-	ASSERT_EQ(0, stat(DIR_T "/d/f", &st));
-	EXPECT_EQ(2, st.st_size);
+	EXPECT_TRUE(exists(DIR_T "/d/x"));
 	ASSERT_EQ(0, rec_drain(dev, &b));
 	for (i = 0; i < b.n; i++)
 		EXPECT_NE(VFSB_REC_RESCAN, b.rec[i]->type);
