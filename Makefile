@@ -97,6 +97,8 @@ INSTALL_FILES = \
 	man/vbjournal.1:0644:share/man/man1/vbjournal.1 \
 	man/vfsbarrier.4:0644:share/man/man4/vfsbarrier.4 \
 	tools/vbctl/vbctl.bash-completion:0644:share/bash-completion/completions/vbctl \
+	tools/journal/vbjournal.bash-completion:0644:share/bash-completion/completions/vbjournal \
+	tools/journal/vbjournald.bash-completion:0644:share/bash-completion/completions/vbjournald \
 	tools/journal/vbjournald.conf.example:0644:share/doc/vfsbarrier/vbjournald.conf.example
 
 install:
