@@ -57,8 +57,9 @@ crashtest: deps
 check-matrix: deps
 	@scripts/check-matrix.sh
 
+# The change journal across a crash, then the primitives (scripts/demo.sh).
 demo: deps
-	@scripts/run-guest.sh demo $(KVER)
+	@scripts/demo.sh $(KVER)
 
 # Benchmarks, side by side in one guest boot, then the per-op phase in an
 # icount boot (scripts/bench.sh, BENCHMARKS.md).
