@@ -100,7 +100,8 @@ INSTALL_FILES = \
 	tools/vbctl/vbctl.bash-completion:0644:share/bash-completion/completions/vbctl \
 	tools/journal/vbjournal.bash-completion:0644:share/bash-completion/completions/vbjournal \
 	tools/journal/vbjournald.bash-completion:0644:share/bash-completion/completions/vbjournald \
-	tools/journal/vbjournald.conf.example:0644:share/doc/vfsbarrier/vbjournald.conf.example
+	tools/journal/vbjournald.conf.example:0644:share/doc/vfsbarrier/vbjournald.conf.example \
+	docs/JOURNAL-SCHEMA.md:0644:share/doc/vfsbarrier/JOURNAL-SCHEMA.md
 
 install:
 	$(MAKE) -C lib BUILD=$(BUILD)
