@@ -57,8 +57,9 @@ crashtest: deps
 check-matrix: deps
 	@scripts/check-matrix.sh
 
+# The change journal across a crash, then the primitives (scripts/demo.sh).
 demo: deps
-	@scripts/run-guest.sh demo $(KVER)
+	@scripts/demo.sh $(KVER)
 
 # Benchmarks, side by side in one guest boot, then the per-op phase in an
 # icount boot (scripts/bench.sh, BENCHMARKS.md).
@@ -97,7 +98,10 @@ INSTALL_FILES = \
 	man/vbjournal.1:0644:share/man/man1/vbjournal.1 \
 	man/vfsbarrier.4:0644:share/man/man4/vfsbarrier.4 \
 	tools/vbctl/vbctl.bash-completion:0644:share/bash-completion/completions/vbctl \
-	tools/journal/vbjournald.conf.example:0644:share/doc/vfsbarrier/vbjournald.conf.example
+	tools/journal/vbjournal.bash-completion:0644:share/bash-completion/completions/vbjournal \
+	tools/journal/vbjournald.bash-completion:0644:share/bash-completion/completions/vbjournald \
+	tools/journal/vbjournald.conf.example:0644:share/doc/vfsbarrier/vbjournald.conf.example \
+	docs/JOURNAL-SCHEMA.md:0644:share/doc/vfsbarrier/JOURNAL-SCHEMA.md
 
 install:
 	$(MAKE) -C lib BUILD=$(BUILD)

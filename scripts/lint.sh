@@ -98,7 +98,10 @@ fi
 
 # not a script by its name or first line: sourced by bash
 if command -v shellcheck >/dev/null 2>&1; then
-	shellcheck --shell=bash tools/vbctl/vbctl.bash-completion || status=1
+	shellcheck --shell=bash tools/vbctl/vbctl.bash-completion \
+		tools/journal/vbjournal.bash-completion \
+		tools/journal/vbjournald.bash-completion \
+		tools/tests/complete.bash || status=1
 fi
 
 echo "lint: man pages"

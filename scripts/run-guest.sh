@@ -53,6 +53,10 @@ stress) tmo=${VFSB_GUEST_TIMEOUT:-1500}
 	# (scripts/stress.sh, selftests/stress/stress.sh).
 	VFSB_CMDLINE="${VFSB_CMDLINE:-} $(env | sed -n 's/^\(VFSB_STRESS_[A-Za-z0-9_]*\)=\(.*\)/\1="\2"/p' | tr '\n' ' ')"
 	export VFSB_CMDLINE ;;
+demo) tmo=${VFSB_GUEST_TIMEOUT:-600}
+	# VFSB_DEMO_PHASE reaches the guest's tools/demo.sh (scripts/demo.sh).
+	VFSB_CMDLINE="${VFSB_CMDLINE:-} $(env | sed -n 's/^\(VFSB_DEMO_[A-Za-z0-9_]*\)=\(.*\)/\1="\2"/p' | tr '\n' ' ')"
+	export VFSB_CMDLINE ;;
 *) tmo=${VFSB_GUEST_TIMEOUT:-600} ;;
 esac
 rc=0

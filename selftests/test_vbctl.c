@@ -629,7 +629,8 @@ TEST_F(watched, stream_json_lines)
 	EXPECT_OUT("\"name\":\"f\"");
 	EXPECT_OUT("\"name\":\"\\ufffd\\ufffd\",\"name_hex\":\"fffe\"");
 	EXPECT_OUT("\"parent_path\":\"" DIR_W "/s\"");
-	EXPECT_EQ(4, count(res.out, "{\"type\":\"change\",\"seq\":"));
+	/* every object names its shape's version (vbctl(8)) */
+	EXPECT_EQ(4, count(res.out, "{\"type\":\"change\",\"version\":1,\"seq\":"));
 	/* what a consumer keys on: the filesystem and the objects' handles */
 	EXPECT_EQ(4, count(res.out, "\"fs_uuid\":\""));
 	EXPECT_EQ(4, count(res.out, "\"parent_generation\":"));
@@ -707,7 +708,7 @@ TEST_F(watched, stream_overflow_json)
 	EXPECT_LT(1, n);
 	EXPECT_JSON_LINES(n);
 	snprintf(want, sizeof(want), "\"devs\":[\"%s\"],\"more_devs\":false}", self->sbdev);
-	EXPECT_OUT("{\"type\":\"overflow\",\"seq\":");
+	EXPECT_OUT("{\"type\":\"overflow\",\"version\":1,\"seq\":");
 	EXPECT_OUT(want);
 }
 

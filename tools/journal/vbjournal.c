@@ -52,6 +52,12 @@
 #include "store.h"
 
 #define DEFAULT_JOURNAL "/var/lib/vbjournal"
+/*
+ * The "version" of every JSON object printed (vbjournal(1), JSON
+ * OUTPUT): fields may be added within a version; a field changed or
+ * taken away makes the next one.
+ */
+#define JSON_VERSION 1
 
 static void usage(FILE *f)
 {
@@ -258,7 +264,8 @@ static void hex(const unsigned char *p, int n, char *out)
 static void say_full_rescan(const char *why, bool json)
 {
 	if (json)
-		printf("{\"rescan_required\":\"full\",\"why\":\"%s\"}\n", why);
+		printf("{\"version\":%d,\"rescan_required\":\"full\","
+		       "\"why\":\"%s\"}\n", JSON_VERSION, why);
 	else
 		printf("full rescan required: %s\n", why);
 	fflush(stdout);
@@ -702,6 +709,7 @@ static int print_changes(struct vbj_store *s, int64_t from, int64_t to,
 	if (json) {
 		jw_init(&j, stdout, true);
 		jw_obj(&j, NULL);
+		jw_int(&j, "version", JSON_VERSION);
 		jw_str(&j, "cursor", cur);
 		jw_arr(&j, "dirs");
 	}
@@ -1071,6 +1079,7 @@ static int cmd_consumers(struct vbj_store *s, bool json)
 
 		if (json) {
 			jw_obj(&j, NULL);
+			jw_int(&j, "version", JSON_VERSION);
 			jw_str(&j, "name", name);
 			jw_int(&j, "epoch", e);
 			jw_int(&j, "lag", closed - e);

@@ -44,6 +44,12 @@ static const char *handle_path(const struct rec_fs *fs, int nfs,
 	return buf;
 }
 
+/*
+ * The "version" of stream --json's objects (vbctl(8)): fields may be
+ * added within a version; a field changed or taken away makes the next.
+ */
+#define STREAM_JSON_VERSION 1
+
 static void print_overflow(struct vfsb_record *r, struct jw *j)
 {
 	struct vfsb_rec_item *devs = vfsb_rec_item(r, VFSB_ITEM_DEVS);
@@ -55,6 +61,7 @@ static void print_overflow(struct vfsb_record *r, struct jw *j)
 	if (j) {
 		jw_obj(j, NULL);
 		jw_str(j, "type", "overflow");
+		jw_int(j, "version", STREAM_JSON_VERSION);
 		jw_uint(j, "seq", r->seq);
 		jw_uint(j, "lost", r->lost);
 		jw_arr(j, "devs");
@@ -81,6 +88,7 @@ static void print_notice(struct vfsb_record *r, struct jw *j)
 	if (j) {
 		jw_obj(j, NULL);
 		jw_str(j, "type", rescan ? "rescan" : "unmount");
+		jw_int(j, "version", STREAM_JSON_VERSION);
 		jw_uint(j, "seq", r->seq);
 		jw_str(j, "dev", vb_dev_str(r->dev, ds));
 		if (rescan) {
@@ -150,6 +158,7 @@ static void print_change(struct vfsb_record *r, struct jw *j,
 	if (j) {
 		jw_obj(j, NULL);
 		jw_str(j, "type", "change");
+		jw_int(j, "version", STREAM_JSON_VERSION);
 		jw_uint(j, "seq", r->seq);
 		jw_uint(j, "time_ns", r->time_ns);
 		jw_str(j, "dev", vb_dev_str(r->dev, ds));
