@@ -39,11 +39,13 @@ static const struct command {
 	  "      filesystem the module tracks, whoever watches it (from STATS)" },
 	{ "barrier", cmd_barrier,
 	  "barrier PATH | --all [PATH...]  [--timeout MS] [--expedited | --async]\n"
+	  "        [--fence]\n"
 	  "      wait for every write in flight on PATH's filesystem (BARRIER);\n"
 	  "      --all: on several (BARRIER_ALL): a session's watches, else the\n"
 	  "      PATHs' filesystems or, with none, every watched filesystem;\n"
 	  "      --async: start it (BARRIER_START) and poll its cookie (BARRIER_POLL);\n"
-	  "      --timeout: give up after MS milliseconds (0: never)" },
+	  "      --timeout: give up after MS milliseconds (0: never);\n"
+	  "      --fence: also every write begun before the watch (FENCE)" },
 	{ "stats", cmd_stats,
 	  "stats [--json]\n"
 	  "      counters of every tracked filesystem (STATS), all of them" },
