@@ -635,9 +635,16 @@ static noinline void vfsb_data_change(struct ftrace_regs *fregs)
 			vfsb_fregs_set_ip(fregs, ip);
 		return;
 	}
-	/* io_uring: its wrapper waits, before io_write() is called again */
-	if (!sync && vfsb_intent_park(container_of(ppos, struct kiocb, ki_pos),
-				      &req)) {
+	/*
+	 * A call that cannot be restarted (a kernel thread, io_uring) may
+	 * be inside a wrapper that can wait: for the file's write (nfsd's
+	 * vfs_iter_write(), ksmbd's kernel_write()) or the request's
+	 * (io_write()). The check fails, nothing is written, and the
+	 * wrapper calls again after the ack.
+	 */
+	if (vfsb_intent_park(sync ? (const void *)file :
+			     container_of(ppos, struct kiocb, ki_pos),
+			     &req, !sync)) {
 		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_refuse);
 		return;
 	}
@@ -671,18 +678,54 @@ static noinline void vfsb_mkwrite_change(struct ftrace_regs *fregs)
 	}
 }
 
+/*
+ * The data wrappers that kernel threads write through (nfsd:
+ * vfs_iter_write() in 6.1 and 6.12, fs/nfsd/vfs.c nfsd_vfs_write(),
+ * and vfs_iocb_iter_write() with a kiocb on its stack in 7.x; ksmbd:
+ * kernel_write(), fs/smb/server/vfs.c ksmbd_vfs_write()) wait there:
+ * their rw_verify_area() hook cannot (it runs atomically), and a kernel
+ * thread has no system call to restart. The hook parks its wait here
+ * and fails that check, which each of them makes first, before it
+ * writes anything (6.1.0-57 fs/read_write.c: kernel_write() 553-555,
+ * do_iter_write() 856-858, vfs_iocb_iter_write() 885-887); the wrapper
+ * waits with no section held (a checkpoint's barrier must not wait for
+ * it) and calls again. Whether to call again; *err: the error to end
+ * the call with instead (fail-closed, a fatal signal).
+ */
+static bool vfsb_call_again(struct vfsb_call *c, struct super_block *sb,
+			    struct vfsb_park *park, int *err)
+{
+	*err = 0;
+	if (!vfsb_park_end(park))
+		return false;
+	vfsb_call_end(c);
+	*err = vfsb_park_wait(park);
+	if (*err) {
+		c->on = false;
+		return false;
+	}
+	vfsb_call_begin(c, sb);
+	return true;
+}
+
 static typeof(vfs_iter_write) vfsb_wrap_vfs_iter_write;
 static ssize_t notrace vfsb_wrap_vfs_iter_write(struct file *file,
 						struct iov_iter *iter,
 						loff_t *ppos, rwf_t flags)
 {
+	struct super_block *sb = vfsb_file_sb(file);
+	struct vfsb_park park;
 	struct vfsb_call c;
 	ssize_t ret;
+	int err;
 
-	vfsb_call_start(&c, vfsb_file_sb(file));
-	ret = vfs_iter_write(file, iter, ppos, flags);
+	vfsb_call_start(&c, sb);
+	do {
+		vfsb_park_begin(&park, file);
+		ret = vfs_iter_write(file, iter, ppos, flags);
+	} while (vfsb_call_again(&c, sb, &park, &err));
 	vfsb_call_finish(&c);
-	return ret;
+	return err ?: ret;
 }
 
 static typeof(kernel_write) vfsb_wrap_kernel_write;
@@ -690,13 +733,19 @@ static ssize_t notrace vfsb_wrap_kernel_write(struct file *file,
 					      const void *buf, size_t count,
 					      loff_t *pos)
 {
+	struct super_block *sb = vfsb_file_sb(file);
+	struct vfsb_park park;
 	struct vfsb_call c;
 	ssize_t ret;
+	int err;
 
-	vfsb_call_start(&c, vfsb_file_sb(file));
-	ret = kernel_write(file, buf, count, pos);
+	vfsb_call_start(&c, sb);
+	do {
+		vfsb_park_begin(&park, file);
+		ret = kernel_write(file, buf, count, pos);
+	} while (vfsb_call_again(&c, sb, &park, &err));
 	vfsb_call_finish(&c);
-	return ret;
+	return err ?: ret;
 }
 
 /*
@@ -907,12 +956,16 @@ static ssize_t notrace vfsb_wrap_vfs_iocb_iter_write(struct file *file,
 	int err;
 
 	if (is_sync_kiocb(iocb) || !vfsb_section_begin(sb, &s, true)) {
+		struct vfsb_park park;
 		struct vfsb_call c;
 
 		vfsb_call_start(&c, sb);
-		ret = vfs_iocb_iter_write(file, iocb, iter);
+		do {
+			vfsb_park_begin(&park, file);
+			ret = vfs_iocb_iter_write(file, iocb, iter);
+		} while (vfsb_call_again(&c, sb, &park, &err));
 		vfsb_call_finish(&c);
-		return ret;
+		return err ?: ret;
 	}
 	vfsb_wrapper_enter();
 	err = vfsb_async_track(iocb, &s, orig);

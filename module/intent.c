@@ -706,18 +706,22 @@ bool vfsb_park_end(struct vfsb_park *p)
 }
 
 /*
- * A hook's change must wait, in the call of a wrapper that parked for
- * key in this task: the wrapper takes req (and a module reference, for
- * as long as it waits: the wait may outlast the subscriber and the
- * watch). Atomic context. Whether it was taken; the hook then fails the
- * call.
+ * A hook's change must wait, and its call cannot be restarted (a system
+ * call restarts instead: async, a data write's submission), in the call
+ * of a wrapper that parked for key in this task: the wrapper takes req
+ * (and a module reference, for as long as it waits: the wait may outlast
+ * the subscriber and the watch). Atomic context. Whether it was taken;
+ * the hook then fails the call.
  */
-bool vfsb_intent_park(const void *key, struct vfsb_intent_req *req)
+bool vfsb_intent_park(const void *key, struct vfsb_intent_req *req,
+		      bool async)
 {
 	struct vfsb_park_bucket *b = vfsb_park_bucket();
 	struct vfsb_park *p;
 	bool taken = false;
 
+	if (!req->in || vfsb_syscall_restartable(async))
+		return false;
 	spin_lock(&b->lock);
 	hlist_for_each_entry(p, &b->head, node) {
 		if (p->task != current || p->key != key || p->req.in)
