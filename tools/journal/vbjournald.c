@@ -37,6 +37,7 @@
 #include "cli.h"
 #include "config.h"
 #include "lock.h"
+#include "namer.h"
 #include "store.h"
 #include "vfsb.h"
 
@@ -69,6 +70,7 @@ struct daemon {
 	/* this session's counters, saved at each checkpoint (status) */
 	uint64_t intents, records, acks, ack_ns_sum, ack_ns_max, unacked;
 	uint64_t oldest_intent_ns;	/* of the batch being stored */
+	struct vbj_namer *namer;	/* stored paths: namer.h */
 };
 
 static volatile sig_atomic_t want_checkpoint, want_stop;
@@ -575,79 +577,6 @@ static int store_batch(struct daemon *d, char *buf, size_t n, __u64 *ack)
 	return ret;
 }
 
-/*
- * Best-effort paths for the directories of table (changes, moves) up to
- * epoch upto stored without one, resolved after the ack (resolving may
- * need locks a waiting writer holds).
- */
-static void resolve_table(struct daemon *d, const char *table, int64_t upto)
-{
-	sqlite3_stmt *sel, *upd;
-	char sql[128];
-	int i;
-
-	snprintf(sql, sizeof(sql), "SELECT epoch, fs, handle FROM %s WHERE "
-		 "path IS NULL AND epoch <= ? LIMIT 4096", table);
-	if (sqlite3_prepare_v2(d->st.db, sql, -1, &sel, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_int64(sel, 1, upto);
-	snprintf(sql, sizeof(sql), "UPDATE %s SET path = ? WHERE epoch = ? "
-		 "AND fs = ? AND handle = ?", table);
-	if (sqlite3_prepare_v2(d->st.db, sql, -1, &upd, NULL) != SQLITE_OK) {
-		sqlite3_finalize(sel);
-		return;
-	}
-	vbj_begin(&d->st);
-	while (sqlite3_step(sel) == SQLITE_ROW) {
-		int64_t fsid = sqlite3_column_int64(sel, 1);
-		const void *h = sqlite3_column_blob(sel, 2);
-		int hlen = sqlite3_column_bytes(sel, 2);
-		char link[64], path[PATH_MAX] = "";
-		struct file_handle *fh = (void *)h;
-		struct fs *f = NULL;
-		ssize_t n;
-		int fd;
-
-		for (i = 0; i < d->nfs; i++)
-			if (d->fs[i].id == fsid)
-				f = &d->fs[i];
-		if (f && hlen >= 8 && (int)fh->handle_bytes + 8 == hlen) {
-			char copy[256];
-
-			memcpy(copy, h, hlen);
-			fd = open_by_handle_at(f->fd, (void *)copy, O_PATH);
-			if (fd >= 0) {
-				snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-				n = readlink(link, path, sizeof(path) - 1);
-				path[n > 0 ? n : 0] = 0;
-				close(fd);
-			}
-		}
-		/* "" marks it tried: the directory is gone or not reachable */
-		sqlite3_bind_text(upd, 1, path, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(upd, 2, sqlite3_column_int64(sel, 0));
-		sqlite3_bind_int64(upd, 3, fsid);
-		sqlite3_bind_blob(upd, 4, h, hlen, SQLITE_TRANSIENT);
-		sqlite3_step(upd);
-		sqlite3_reset(upd);
-	}
-	vbj_commit(&d->st);
-	sqlite3_finalize(sel);
-	sqlite3_finalize(upd);
-}
-
-/*
- * A changed directory keeps its path while its change is made; a moved
- * one has its new path only once the rename has completed: moves are
- * resolved for the epochs closed (upto), when their changes have ended.
- */
-static void resolve_paths(struct daemon *d, int64_t moves_upto)
-{
-	resolve_table(d, "changes", INT64_MAX);
-	if (moves_upto)
-		resolve_table(d, "moves", moves_upto);
-}
-
 /* Reads what there is, stores it durably, then acks it. */
 static int drain(struct daemon *d)
 {
@@ -689,8 +618,9 @@ static int drain(struct daemon *d)
 			d->ack_ns_max = lat;
 		d->oldest_intent_ns = 0;
 	}
+	/* the namer looks up paths; this thread never waits for a lookup */
 	if (ack)
-		resolve_paths(d, 0);
+		vbj_namer_kick(d->namer, 0);
 	if (ack && d->commit_delay_ms) {
 		/*
 		 * A journal disk that lags, on purpose (the crash test): what
@@ -728,7 +658,7 @@ static int checkpoint(struct daemon *d)
 	ret = drain(d);
 	if (ret)
 		return ret;
-	resolve_paths(d, journal_epoch(d, closed));
+	vbj_namer_kick(d->namer, journal_epoch(d, closed));
 	ret = vbj_begin(&d->st);
 	if (ret)
 		return ret;
@@ -773,6 +703,23 @@ static void notify_ready(void)
 		return;
 	sendto(fd, "READY=1", 7, 0, (struct sockaddr *)&sa, sizeof(sa));
 	close(fd);
+}
+
+/* The namer of this session's filesystems (namer.h). */
+static int start_namer(struct daemon *d)
+{
+	int64_t ids[MAX_FS];
+	int fds[MAX_FS], i, ret;
+
+	for (i = 0; i < d->nfs; i++) {
+		ids[i] = d->fs[i].id;
+		fds[i] = d->fs[i].fd;
+	}
+	ret = vbj_namer_start(&d->namer, d->st.path, ids, fds, d->nfs);
+	if (ret)
+		fprintf(stderr, "vbjournald: the namer thread: %s\n",
+			strerror(-ret));
+	return ret;
 }
 
 static void usage(FILE *f)
@@ -969,7 +916,9 @@ int main(int argc, char **argv)
 	if (ret)
 		return 1;
 	/* what an earlier session acked and could not name yet */
-	resolve_paths(&d, d.base - 1);
+	if (start_namer(&d))
+		return 1;
+	vbj_namer_kick(d.namer, d.base - 1);
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -1005,6 +954,7 @@ int main(int argc, char **argv)
 	}
 	if (ret)
 		fprintf(stderr, "vbjournald: %s\n", strerror(-ret));
+	vbj_namer_stop(d.namer);
 	vbj_close(&d.st);
 	return ret ? 1 : 0;
 }
