@@ -83,6 +83,17 @@ int vbj_commit(struct vbj_store *s)
 	return vbj_exec(s, "COMMIT");
 }
 
+bool vbj_disk_full(struct vbj_store *s)
+{
+	int sys;
+
+	if (!s->db)
+		return false;
+	sys = sqlite3_system_errno(s->db);
+	return (sqlite3_errcode(s->db) & 0xff) == SQLITE_FULL ||
+	       sys == ENOSPC || sys == EDQUOT;
+}
+
 /* One statement with text/int64 arguments ('t', 'i', 'b' + len). */
 static int vbj_run(struct vbj_store *s, const char *sql, const char *types,
 		   ...)

@@ -82,6 +82,13 @@ int vbj_begin(struct vbj_store *s);
 int vbj_commit(struct vbj_store *s);
 int vbj_exec(struct vbj_store *s, const char *sql);
 
+/*
+ * Whether the last failure was the journal's filesystem full (SQLite's
+ * SQLITE_FULL, or ENOSPC/EDQUOT underneath): a state to wait out, not
+ * an error to stop on. Asked before a ROLLBACK, which clears it.
+ */
+bool vbj_disk_full(struct vbj_store *s);
+
 /* The first column of sql's first row, dflt when none or NULL (or on
    an error, which vbj_fail() records). */
 int64_t vbj_int(struct vbj_store *s, const char *sql, int64_t dflt);

@@ -54,7 +54,17 @@ good "values with spaces, quoted, comments, blank lines" \
 	"fs /srv/my data" "fs /srv/quoted path " "max-changes 1000000"
 conf "fs /srv/data" "journal $T/j"
 good "defaults" "interval 5000ms" "timeout 10000ms" \
-	"max-changes 10000000" "fail-closed no" "refuse-unwaited no"
+	"max-changes 10000000" "fail-closed no" "refuse-unwaited no" \
+	"verbose no"
+conf "fs /srv/data" "journal $T/j" "verbose yes"
+good "verbose: a line per checkpoint" "verbose yes"
+
+t_begin "--verbose after --config overrides it"
+conf "fs /srv/data" "journal $T/j" "verbose no"
+run "$D" --config "$T/conf" --verbose --check-config
+expect_rc 0
+expect_out "verbose yes"
+t_end
 
 t_begin "the example config"
 run "$D" --config "$(dirname "$0")/../journal/vbjournald.conf.example" \
