@@ -854,6 +854,32 @@ TEST(directory_renamed_after_commit_is_at_its_path_now)
 }
 
 /*
+ * The byte cap (--max-size): beyond it each checkpoint drops the oldest
+ * epochs, acked or not; the last closed one stays. With a cap of one
+ * byte, only that one: a cursor before it needs a full rescan, the one
+ * just before it is still answered.
+ */
+TEST(byte_cap_keeps_the_last_closed_epoch_only)
+{
+	struct daemon d;
+	char c0[64], c1[64], c2[64];
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, "--max-size=1"));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	ASSERT_EQ(0, put_file(DIR_W "/a/b/cap1", "1"));
+	ASSERT_EQ(0, checkpoint(c1, sizeof(c1)));
+	ASSERT_EQ(0, put_file(DIR_W "/c/d/cap2", "2"));
+	ASSERT_EQ(0, checkpoint(c2, sizeof(c2)));
+	EXPECT_EQ(3, vbjournal("changes", "--since", c0, NULL));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c1, NULL));
+	EXPECT_TRUE(listed(DIR_W "/c/d"));
+	EXPECT_FALSE(listed(DIR_W "/a/b"));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	teardown();
+}
+
+/*
  * SIGHUP (systemctl reload) reads the config file again: it is no
  * checkpoint and never an exit; what can change live does (interval,
  * verbose), a bad file is logged with its line and changes nothing, a

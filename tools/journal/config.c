@@ -15,6 +15,7 @@
 #define MAX_INTERVAL_MS	(24ULL * 3600 * 1000)
 #define MAX_TIMEOUT_MS	(3600ULL * 1000)
 #define MAX_CHANGES	(1ULL << 62)
+#define MAX_BYTES	(1ULL << 50)
 
 void vbjd_config_init(struct vbjd_config *c)
 {
@@ -79,6 +80,13 @@ int vbjd_config_set(struct vbjd_config *c, const char *key, const char *val,
 			return bad(where, key, "'%s' is not a whole number from "
 				   "1 to %llu", val, MAX_CHANGES);
 		c->max_changes = v;
+		return 0;
+	}
+	if (!strcmp(key, "max-size")) {
+		if (cli_parse_size(val, 0, MAX_BYTES, &v))
+			return bad(where, key, "'%s' is not a size from 0 (none) "
+				   "to 1024T (e.g. 512M, 2G; no unit: bytes)", val);
+		c->max_bytes = v;
 		return 0;
 	}
 	if (!strcmp(key, "fail-closed"))
@@ -222,8 +230,9 @@ void vbjd_config_print(const struct vbjd_config *c, FILE *f)
 	fputs("journal ", f);
 	cli_escape(f, c->journal, strlen(c->journal));
 	fprintf(f, "\ninterval %ums\ntimeout %ums\nmax-changes %" PRId64 "\n"
+		"max-size %" PRId64 "\n"
 		"fail-closed %s\nrefuse-unwaited %s\nforce %s\nverbose %s\n",
-		c->interval_ms, c->timeout_ms, c->max_changes,
+		c->interval_ms, c->timeout_ms, c->max_changes, c->max_bytes,
 		c->fail_closed ? "yes" : "no", c->refuse_unwaited ? "yes" : "no",
 		c->force ? "yes" : "no", c->verbose ? "yes" : "no");
 }
@@ -306,6 +315,7 @@ int vbjd_config_apply(struct vbjd_config *cur, const struct vbjd_config *new)
 	}
 	cur->interval_ms = new->interval_ms;
 	cur->max_changes = new->max_changes;
+	cur->max_bytes = new->max_bytes;
 	cur->verbose = new->verbose;
 	return kept;
 }

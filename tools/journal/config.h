@@ -22,6 +22,7 @@ struct vbjd_config {
 	unsigned int interval_ms;	/* between checkpoints */
 	unsigned int timeout_ms;	/* a writer's wait for its ack */
 	int64_t max_changes;		/* the journal's size cap, in rows */
+	int64_t max_bytes;		/* and in bytes; 0: none */
 	bool fail_closed;
 	bool refuse_unwaited;
 	bool force;
@@ -60,8 +61,9 @@ void vbjd_config_free(struct vbjd_config *c);
 
 /*
  * A reload: takes from new what can change while running (interval,
- * max-changes, verbose) into cur; says, at LOG_WARNING, each other
- * change, which waits for the next start. Returns how many it kept.
+ * max-changes, max-size, verbose) into cur; says, at LOG_WARNING, each
+ * other change, which waits for the next start. Returns how many it
+ * kept.
  */
 int vbjd_config_apply(struct vbjd_config *cur, const struct vbjd_config *new);
 
@@ -70,7 +72,7 @@ void vbjd_config_init(struct vbjd_config *c);
 
 /*
  * One setting: key as in the file (fs, journal, interval, timeout,
- * max-changes, fail-closed, refuse-unwaited, force), val its text
+ * max-changes, max-size, fail-closed, refuse-unwaited, force), val its text
  * (copied). verbose too. where: NULL for an option ("--key: ..."), else "FILE:LINE"
  * for the file. 0, or -1 after saying what is wrong on stderr.
  */

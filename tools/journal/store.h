@@ -131,6 +131,20 @@ int vbj_epochs_close(struct vbj_store *s, int64_t upto, int state);
  */
 int64_t vbj_trim(struct vbj_store *s, int64_t max_changes);
 
+/*
+ * The byte cap: while journal.db's pages in use exceed max_bytes, drops
+ * the oldest epoch (with its object_dirs), whoever has not acked it;
+ * keeps the last closed epoch. Returns the first epoch kept, or -errno.
+ */
+int64_t vbj_trim_bytes(struct vbj_store *s, int64_t max_bytes);
+
+/*
+ * After a trim, outside a transaction: gives the freed pages back to
+ * the filesystem (incremental vacuum; journals created before this
+ * version reuse them instead) and truncates the WAL. 0 or -errno.
+ */
+int vbj_compact(struct vbj_store *s);
+
 /* A directory (by handle) that may have changed in epoch. */
 int vbj_change_add(struct vbj_store *s, int64_t epoch, int64_t fs,
 		   const void *handle, int len);

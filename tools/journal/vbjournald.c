@@ -9,7 +9,8 @@
  *
  * Usage: vbjournald --fs PATH [--fs PATH...] --journal DIR
  *                   [--interval TIME] [--timeout TIME] [--fail-closed]
- *                   [--refuse-unwaited] [--max-changes N] [--force] [--verbose]
+ *                   [--refuse-unwaited] [--max-changes N] [--max-size SIZE]
+ *                   [--force] [--verbose]
  *                   [--config FILE] [--check-config]
  * (settings: config.c)
  * SIGUSR1: checkpoint now. SIGHUP: read the settings again (reload()).
@@ -66,6 +67,7 @@ struct daemon {
 	unsigned int timeout_ms;
 	unsigned int commit_delay_ms;	/* tests: --commit-delay */
 	int64_t max_changes;	/* the journal's size cap, in rows */
+	int64_t max_bytes;	/* and in bytes (0: none) */
 	bool fail_closed;
 	bool refuse_unwaited;	/* io_uring, kernel threads: EAGAIN */
 	bool force;
@@ -744,6 +746,7 @@ static int drain(struct daemon *d)
 /* Closes the current epoch: when this returns 0 it is durable. */
 static int checkpoint(struct daemon *d)
 {
+	bool trimmed = false;
 	__u64 closed;
 	int i, ret;
 
@@ -775,9 +778,13 @@ static int checkpoint(struct daemon *d)
 	if (!ret)
 		ret = coverage_gaps(d, journal_epoch(d, closed + 1));
 	if (!ret) {
+		int64_t was = vbj_first_epoch(&d->st);
 		int64_t first = vbj_trim(&d->st, d->max_changes);
 
+		if (first >= 0 && d->max_bytes)
+			first = vbj_trim_bytes(&d->st, d->max_bytes);
 		ret = first < 0 ? (int)first : 0;
+		trimmed = first > was;
 	}
 	if (!ret)
 		ret = note_mounts(d);
@@ -789,6 +796,10 @@ static int checkpoint(struct daemon *d)
 		ret = -ENOSPC;
 	if (ret && !sqlite3_get_autocommit(d->st.db))
 		vbj_exec(&d->st, "ROLLBACK");
+	/* what the trim freed back to the disk; a failure costs only space */
+	if (!ret && trimmed && vbj_compact(&d->st))
+		vbjd_log(LOG_WARNING, "compacting the journal failed: %s",
+			 d->st.why);
 	return ret;
 }
 
@@ -806,6 +817,7 @@ static void usage(FILE *f)
 		"  --fail-closed       a write whose ack does not come fails\n"
 		"  --refuse-unwaited   writes that cannot wait fail with EAGAIN\n"
 		"  --max-changes N     the journal's size cap in rows (default 10000000)\n"
+		"  --max-size SIZE     and in bytes (K, M, G, T; default 0: none)\n"
 		"  --force             accept a journal on a journaled filesystem\n"
 		"  --verbose           a line per checkpoint (default: quiet)\n"
 		"  --config FILE       \"key value\" lines; later options override it\n"
@@ -827,6 +839,7 @@ static void take_settings(struct daemon *d, const struct vbjd_config *cf)
 {
 	d->interval_ms = cf->interval_ms;
 	d->max_changes = cf->max_changes;
+	d->max_bytes = cf->max_bytes;
 	vbjd_log_level(cf->verbose ? LOG_DEBUG : LOG_INFO);
 }
 
@@ -852,8 +865,8 @@ static void reload(struct daemon *d, const struct vbjd_config_src *src,
 	vbjd_config_free(&new);
 	take_settings(d, cf);
 	vbjd_log(LOG_NOTICE, "reloaded: interval %ums, max-changes %" PRId64
-		 ", verbose %s", d->interval_ms, d->max_changes,
-		 cf->verbose ? "yes" : "no");
+		 ", max-size %" PRId64 ", verbose %s", d->interval_ms,
+		 d->max_changes, d->max_bytes, cf->verbose ? "yes" : "no");
 	vbjd_notify("READY=1");
 }
 
@@ -873,6 +886,7 @@ int main(int argc, char **argv)
 		{ "fail-closed", no_argument, NULL, 'C' },
 		{ "refuse-unwaited", no_argument, NULL, 'R' },
 		{ "max-changes", required_argument, NULL, 'm' },
+		{ "max-size", required_argument, NULL, 'b' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "config", required_argument, NULL, 'c' },
@@ -916,6 +930,9 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			key = "max-changes";
+			break;
+		case 'b':
+			key = "max-size";
 			break;
 		case 'C':
 			key = "fail-closed", val = "yes";
