@@ -8,7 +8,7 @@
  *   vbjournal [--journal DIR] status [--json]
  *   vbjournal [--journal DIR] checkpoint
  *   vbjournal [--journal DIR] register NAME | ack NAME CURSOR |
- *                             consumers [--json]
+ *                             unregister NAME | consumers [--json]
  *   vbjournal [--journal DIR] changes --consumer NAME [--under PATH] [--json]
  *
  * Named consumers: the journal keeps the epochs a registered consumer
@@ -76,6 +76,7 @@ static void usage(FILE *f)
 		"  checkpoint          ask the daemon to close the epoch, print the cursor\n"
 		"  register NAME       a named consumer, from the current cursor\n"
 		"  ack NAME CURSOR     the consumer has processed up to the cursor\n"
+		"  unregister NAME     the consumer is gone: its epochs are not kept\n"
 		"  consumers [--json]  each consumer's epoch and lag\n"
 		"\n"
 		"options (anywhere on the line):\n"
@@ -1106,6 +1107,32 @@ static int cmd_register(struct vbj_store *s, const char *name)
 	return 0;
 }
 
+/*
+ * The consumer is gone: the epochs only it had not acked are no longer
+ * kept (the daemon's next checkpoint trims them).
+ */
+static int cmd_unregister(struct vbj_store *s, const char *name)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (s->err)
+		return s->err;
+	if (sqlite3_prepare_v2(s->db, "DELETE FROM consumers WHERE name = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return vbj_fail(s, "unregistering");
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return vbj_fail(s, "unregistering");
+	if (!sqlite3_changes(s->db)) {
+		fprintf(stderr, "vbjournal: consumer %s: not registered\n", name);
+		return 1;
+	}
+	return 0;
+}
+
 static int cmd_ack(struct vbj_store *s, const char *name, const char *cursor)
 {
 	int64_t e, old;
@@ -1193,6 +1220,7 @@ static const struct command {
 	{ "checkpoint", 0, NULL, 0 },
 	{ "register", 1, "NAME", 0 },
 	{ "ack", 2, "NAME CURSOR", 0 },
+	{ "unregister", 1, "NAME", 0 },
 	{ "consumers", 0, NULL, O_JSON },
 };
 
@@ -1316,7 +1344,8 @@ int main(int argc, char **argv)
 	under = a.under;
 	/* only the consumers' commands write */
 	ret = vbj_open(&s, a.journal, !strcmp(cmd, "register") ||
-		       !strcmp(cmd, "ack") ? VBJ_WRITE : VBJ_READ);
+		       !strcmp(cmd, "ack") || !strcmp(cmd, "unregister") ?
+		       VBJ_WRITE : VBJ_READ);
 	if (ret) {
 		fprintf(stderr, "vbjournal: %s\n", s.why);
 		return ret;
@@ -1366,6 +1395,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "register")) {
 		ret = cmd_register(&s, a.arg[0]);
+	} else if (!strcmp(cmd, "unregister")) {
+		ret = cmd_unregister(&s, a.arg[0]);
 	} else if (!strcmp(cmd, "ack")) {
 		ret = cmd_ack(&s, a.arg[0], a.arg[1]);
 	} else if (!strcmp(cmd, "consumers")) {
