@@ -138,9 +138,16 @@ int vbj_fail(struct vbj_store *s, const char *what)
 	err = code == SQLITE_CORRUPT || code == SQLITE_NOTADB ? VBJ_E_CORRUPT :
 	      code == SQLITE_PERM || code == SQLITE_AUTH ||
 	      code == SQLITE_READONLY ? VBJ_E_ACCESS : VBJ_E_FAILED;
-	if (s->log)
-		fprintf(stderr, "journal: %s: %s: %s\n", s->path, what,
-			s->db ? sqlite3_errmsg(s->db) : "cannot open");
+	if (s->log) {
+		char line[sizeof(s->why)];
+
+		snprintf(line, sizeof(line), "journal: %s: %s: %s", s->path,
+			 what, s->db ? sqlite3_errmsg(s->db) : "cannot open");
+		if (s->log_line)
+			s->log_line(line);
+		else
+			fprintf(stderr, "%s\n", line);
+	}
 	if (s->err)
 		return s->err;
 	s->err = err;

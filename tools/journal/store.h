@@ -60,6 +60,8 @@ struct vbj_store {
 	enum vbj_err err;
 	char why[4096 + 1024];
 	bool log;		/* also print each failure on stderr (daemon) */
+	/* with log: prints one failure's line instead (NULL: stderr) */
+	void (*log_line)(const char *line);
 };
 
 /*

@@ -834,6 +834,12 @@ static void usage(FILE *f)
 /* A usage error: what is wrong, and where to read more. Returns 2. */
 #define bad_usage(...) cli_usage_error("vbjournald", __VA_ARGS__)
 
+/* The store's failures, as errors of the daemon's log. */
+static void store_log(const char *line)
+{
+	vbjd_log(LOG_ERR, "%s", line);
+}
+
 /* The settings a running daemon follows (reload() changes them). */
 static void take_settings(struct daemon *d, const struct vbjd_config *cf)
 {
@@ -1042,6 +1048,7 @@ int main(int argc, char **argv)
 	}
 	/* from now on each failure says itself as it happens */
 	d.st.log = true;
+	d.st.log_line = store_log;
 	ret = setup_fs(&d);
 	boot_id(boot, sizeof(boot));
 	if (!ret)
