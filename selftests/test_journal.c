@@ -19,7 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
 #include "vfsb.h"
@@ -1004,6 +1006,66 @@ TEST(full_journal_disk_waits_and_resumes)
 	journal = JOURNAL;
 	unlink(LOG);
 	umount2(DIR_S, MNT_DETACH);
+	teardown();
+}
+
+/*
+ * The service manager's side (sd_notify(3)): READY=1 with a STATUS=
+ * once every filesystem is watched, WATCHDOG=1 at half WATCHDOG_USEC,
+ * RELOADING=1 then READY=1 around a reload, STOPPING=1 at the end.
+ * NOTIFY_SOCKET is a datagram socket of this test.
+ */
+#define NOTIFY	DIR_J "/notify"
+
+/* The next datagram with text in it (5 s at most): 0 or -ETIMEDOUT. */
+static int notified(int sock, const char *text, char *msg, size_t sz)
+{
+	struct pollfd p = { .fd = sock, .events = POLLIN };
+	ssize_t n;
+
+	while (poll(&p, 1, 5000) == 1) {
+		n = recv(sock, msg, sz - 1, 0);
+		if (n < 0)
+			break;
+		msg[n] = 0;
+		if (strstr(msg, text))
+			return 0;
+	}
+	return -ETIMEDOUT;
+}
+
+TEST(notify_ready_status_watchdog)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = NOTIFY };
+	struct daemon d;
+	char msg[512];
+	int sock, i;
+
+	ASSERT_EQ(0, setup());
+	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, sock);
+	unlink(NOTIFY);
+	ASSERT_EQ(0, bind(sock, (struct sockaddr *)&sa, sizeof(sa)));
+	setenv("NOTIFY_SOCKET", NOTIFY, 1);
+	setenv("WATCHDOG_USEC", "400000", 1);
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	unsetenv("NOTIFY_SOCKET");
+	unsetenv("WATCHDOG_USEC");
+	ASSERT_EQ(0, notified(sock, "READY=1", msg, sizeof(msg)));
+	EXPECT_NE(NULL, strstr(msg, "STATUS=journaling 1 filesystems"));
+	/* pings go on while it is idle (interval: 1 h) */
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, notified(sock, "WATCHDOG=1", msg, sizeof(msg)));
+	ASSERT_EQ(0, kill(d.pid, SIGHUP));
+	EXPECT_EQ(0, notified(sock, "RELOADING=1", msg, sizeof(msg)));
+	EXPECT_EQ(0, notified(sock, "READY=1", msg, sizeof(msg)));
+	ASSERT_EQ(0, kill(d.pid, SIGUSR1));
+	EXPECT_EQ(0, notified(sock, "durable", msg, sizeof(msg)));
+	EXPECT_NE(NULL, strstr(msg, "STATUS=epoch "));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	EXPECT_EQ(0, notified(sock, "STOPPING=1", msg, sizeof(msg)));
+	close(sock);
+	unlink(NOTIFY);
 	teardown();
 }
 
