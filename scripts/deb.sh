@@ -60,7 +60,7 @@ copy_tree() {
 }
 
 build_debs() {
-	need dpkg-dev debhelper dh-dkms lintian libsqlite3-dev
+	need dpkg-dev debhelper dh-dkms lintian libsqlite3-dev libsystemd-dev pkg-config
 	rm -rf "$out"
 	src=$out/src/vfsbarrier-$ver
 	copy_tree "$src"

@@ -19,7 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
 #include "vfsb.h"
@@ -55,10 +57,13 @@ static const char *tool(const char *name)
 
 static char out[1 << 16];
 
-/* Runs vbjournal --journal JOURNAL args...; stdout in out; exit code. */
+/* The journal vbjournal() asks. */
+static const char *journal = JOURNAL;
+
+/* Runs vbjournal --journal journal args...; stdout in out; exit code. */
 static int vbjournal(const char *arg, ...)
 {
-	char *argv[16] = { "vbjournal", "--journal", JOURNAL };
+	char *argv[16] = { "vbjournal", "--journal", (char *)journal };
 	int p[2], n = 3, status;
 	size_t len = 0;
 	ssize_t got;
@@ -112,6 +117,9 @@ static int daemon_line(struct daemon *d)
 	return 0;
 }
 
+/* Where the next daemon_start() sends the daemon's stderr (NULL: ours). */
+static const char *daemon_err;
+
 /* Starts vbjournald on watched (extra: one more argument, or NULL). */
 static int daemon_start(struct daemon *d, const char *journal,
 			const char *extra)
@@ -125,6 +133,11 @@ static int daemon_start(struct daemon *d, const char *journal,
 		return -errno;
 	d->pid = fork();
 	if (!d->pid) {
+		int err = daemon_err ? open(daemon_err, O_WRONLY | O_CREAT |
+					    O_APPEND, 0644) : -1;
+
+		if (err >= 0)
+			dup2(err, 2);
 		dup2(p[1], 1);
 		execv(tool("vbjournald"), argv);
 		_exit(127);
@@ -152,6 +165,48 @@ static int checkpoint(char *cur, size_t sz)
 	snprintf(cur, sz, "%.63s", out);
 	cur[strcspn(cur, "\n")] = 0;
 	return ret;
+}
+
+/* How often text is in file path (the daemon's log). */
+static int count_in(const char *path, const char *text)
+{
+	static char buf[1 << 16];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), n = 0;
+	ssize_t len;
+	char *p;
+
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[len > 0 ? len : 0] = 0;
+	for (p = buf; (p = strstr(p, text)); p += strlen(text))
+		n++;
+	return n;
+}
+
+/*
+ * Waits (20 s at most) until text is in the daemon's log at least n
+ * times: 0, or -ETIMEDOUT. An event to wait for, not a race to win.
+ */
+static int wait_log(const char *path, const char *text, int n)
+{
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		if (count_in(path, text) >= n)
+			return 0;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* Whether the daemon still runs (has not exited or been killed). */
+static bool alive(struct daemon *d)
+{
+	int status;
+
+	return waitpid(d->pid, &status, WNOHANG) == 0;
 }
 
 static bool listed(const char *dir)
@@ -790,6 +845,220 @@ TEST(directory_renamed_after_commit_is_at_its_path_now)
 	EXPECT_NE(NULL, strstr(out, "{\"path\":\"" DIR_W "/e/b2\","
 			       "\"path_source\":\"handle\"")) TH_LOG("%s", out);
 	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	teardown();
+}
+
+/*
+ * The byte cap (--max-size): beyond it each checkpoint drops the oldest
+ * epochs, acked or not; the last closed one stays. With a cap of one
+ * byte, only that one: a cursor before it needs a full rescan, the one
+ * just before it is still answered.
+ */
+TEST(byte_cap_keeps_the_last_closed_epoch_only)
+{
+	struct daemon d;
+	char c0[64], c1[64], c2[64];
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, "--max-size=1"));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	ASSERT_EQ(0, put_file(DIR_W "/a/b/cap1", "1"));
+	ASSERT_EQ(0, checkpoint(c1, sizeof(c1)));
+	ASSERT_EQ(0, put_file(DIR_W "/c/d/cap2", "2"));
+	ASSERT_EQ(0, checkpoint(c2, sizeof(c2)));
+	EXPECT_EQ(3, vbjournal("changes", "--since", c0, NULL));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c1, NULL));
+	EXPECT_TRUE(listed(DIR_W "/c/d"));
+	EXPECT_FALSE(listed(DIR_W "/a/b"));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	teardown();
+}
+
+/*
+ * SIGHUP (systemctl reload) reads the config file again: it is no
+ * checkpoint and never an exit; what can change live does (interval,
+ * verbose), a bad file is logged with its line and changes nothing, a
+ * setting of the subscription is said to wait for the next start. The
+ * daemon is quiet by default: no line per checkpoint.
+ */
+#define CONF	DIR_J "/conf"
+#define LOG	DIR_J "/log"
+
+TEST(reload_reads_the_config_again)
+{
+	struct daemon d;
+	char c0[64], line[128];
+	int i;
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, put_file(CONF, "interval 1h\n"));
+	daemon_err = LOG;
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, "--config=" CONF));
+	daemon_err = NULL;
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	snprintf(line, sizeof(line), "cursor %s\n", c0);
+
+	/* not a checkpoint, not an exit */
+	ASSERT_EQ(0, put_file(DIR_W "/a/b/r1", "1"));
+	ASSERT_EQ(0, kill(d.pid, SIGHUP));
+	ASSERT_EQ(0, wait_log(LOG, "reloaded: interval 3600000ms", 1));
+	EXPECT_TRUE(alive(&d));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	EXPECT_NE(NULL, strstr(out, line));
+
+	/* the interval changes live: epochs close on their own */
+	ASSERT_EQ(0, put_file(CONF, "interval 100ms\n"));
+	ASSERT_EQ(0, kill(d.pid, SIGHUP));
+	ASSERT_EQ(0, wait_log(LOG, "reloaded: interval 100ms", 1));
+	for (i = 0; i < 200; i++) {
+		ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+		if (!strstr(out, line))
+			break;
+		usleep(100000);
+	}
+	EXPECT_EQ(NULL, strstr(out, line));
+	EXPECT_TRUE(listed(DIR_W "/a/b"));
+	/* quiet by default; verbose: a line per checkpoint */
+	EXPECT_EQ(0, count_in(LOG, "durable"));
+	ASSERT_EQ(0, put_file(CONF, "interval 100ms\nverbose yes\n"));
+	ASSERT_EQ(0, kill(d.pid, SIGHUP));
+	EXPECT_EQ(0, wait_log(LOG, "durable", 1));
+
+	/* a bad file: said with its line, the settings in force kept */
+	ASSERT_EQ(0, put_file(CONF, "interval 5 s\n"));
+	ASSERT_EQ(0, kill(d.pid, SIGHUP));
+	EXPECT_EQ(0, wait_log(LOG, CONF ":1: interval: '5 s'", 1));
+	EXPECT_EQ(0, wait_log(LOG, "kept the ones in force", 1));
+	EXPECT_TRUE(alive(&d));
+	i = count_in(LOG, "durable");
+	EXPECT_EQ(0, wait_log(LOG, "durable", i + 1));
+
+	/* the subscription's settings wait for a restart */
+	ASSERT_EQ(0, put_file(CONF, "interval 1h\ntimeout 1s\n"));
+	ASSERT_EQ(0, kill(d.pid, SIGHUP));
+	EXPECT_EQ(0, wait_log(LOG, "take effect at the next start", 1));
+	EXPECT_EQ(0, wait_log(LOG, "reloaded: interval 3600000ms", 2));
+	EXPECT_TRUE(alive(&d));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	unlink(LOG);
+	unlink(CONF);
+	teardown();
+}
+
+/*
+ * The journal's disk full: the daemon does not exit (no crash loop),
+ * acks nothing (the writer waits), says so once, retries, and goes on
+ * when there is space again, with nothing lost.
+ */
+#define DIR_S	"/tmp/jn-s"	/* a small filesystem for the journal */
+
+TEST(full_journal_disk_waits_and_resumes)
+{
+	struct daemon d;
+	static char chunk[65536];
+	char c0[64], c1[64];
+	int fd, status;
+	pid_t writer;
+
+	ASSERT_EQ(0, setup());
+	mkdir(DIR_S, 0755);
+	ASSERT_EQ(0, mount("tmpfs", DIR_S, "tmpfs", 0, "size=4m"));
+	daemon_err = LOG;
+	ASSERT_EQ(0, daemon_start(&d, DIR_S "/journal", "--timeout=60s"));
+	daemon_err = NULL;
+	journal = DIR_S "/journal";
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+
+	/* fill it */
+	fd = open(DIR_S "/fill", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	while (write(fd, chunk, sizeof(chunk)) > 0)
+		;
+	EXPECT_EQ(ENOSPC, errno);
+	close(fd);
+
+	/* a change: its intent cannot be made durable, so it waits */
+	writer = fork();
+	ASSERT_LE(0, writer);
+	if (!writer)
+		_exit(mkdir(DIR_W "/e/full", 0755) ? errno : 0);
+	ASSERT_EQ(0, wait_log(LOG, "the journal's filesystem is full", 1));
+	EXPECT_TRUE(alive(&d));
+	EXPECT_EQ(0, waitpid(writer, &status, WNOHANG));
+
+	/* space again: the writer goes on, the change is in the journal */
+	ASSERT_EQ(0, unlink(DIR_S "/fill"));
+	ASSERT_EQ(0, wait_log(LOG, "space again", 1));
+	ASSERT_EQ(writer, waitpid(writer, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	EXPECT_TRUE(alive(&d));
+	ASSERT_EQ(0, checkpoint(c1, sizeof(c1)));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	EXPECT_TRUE(listed(DIR_W "/e"));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	journal = JOURNAL;
+	unlink(LOG);
+	umount2(DIR_S, MNT_DETACH);
+	teardown();
+}
+
+/*
+ * The service manager's side (sd_notify(3)): READY=1 with a STATUS=
+ * once every filesystem is watched, WATCHDOG=1 at half WATCHDOG_USEC,
+ * RELOADING=1 then READY=1 around a reload, STOPPING=1 at the end.
+ * NOTIFY_SOCKET is a datagram socket of this test.
+ */
+#define NOTIFY	DIR_J "/notify"
+
+/* The next datagram with text in it (5 s at most): 0 or -ETIMEDOUT. */
+static int notified(int sock, const char *text, char *msg, size_t sz)
+{
+	struct pollfd p = { .fd = sock, .events = POLLIN };
+	ssize_t n;
+
+	while (poll(&p, 1, 5000) == 1) {
+		n = recv(sock, msg, sz - 1, 0);
+		if (n < 0)
+			break;
+		msg[n] = 0;
+		if (strstr(msg, text))
+			return 0;
+	}
+	return -ETIMEDOUT;
+}
+
+TEST(notify_ready_status_watchdog)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = NOTIFY };
+	struct daemon d;
+	char msg[512];
+	int sock, i;
+
+	ASSERT_EQ(0, setup());
+	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, sock);
+	unlink(NOTIFY);
+	ASSERT_EQ(0, bind(sock, (struct sockaddr *)&sa, sizeof(sa)));
+	setenv("NOTIFY_SOCKET", NOTIFY, 1);
+	setenv("WATCHDOG_USEC", "400000", 1);
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	unsetenv("NOTIFY_SOCKET");
+	unsetenv("WATCHDOG_USEC");
+	ASSERT_EQ(0, notified(sock, "READY=1", msg, sizeof(msg)));
+	EXPECT_NE(NULL, strstr(msg, "STATUS=journaling 1 filesystems"));
+	/* pings go on while it is idle (interval: 1 h) */
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, notified(sock, "WATCHDOG=1", msg, sizeof(msg)));
+	ASSERT_EQ(0, kill(d.pid, SIGHUP));
+	EXPECT_EQ(0, notified(sock, "RELOADING=1", msg, sizeof(msg)));
+	EXPECT_EQ(0, notified(sock, "READY=1", msg, sizeof(msg)));
+	ASSERT_EQ(0, kill(d.pid, SIGUSR1));
+	EXPECT_EQ(0, notified(sock, "durable", msg, sizeof(msg)));
+	EXPECT_NE(NULL, strstr(msg, "STATUS=epoch "));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	EXPECT_EQ(0, notified(sock, "STOPPING=1", msg, sizeof(msg)));
+	close(sock);
+	unlink(NOTIFY);
 	teardown();
 }
 

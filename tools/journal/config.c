@@ -10,10 +10,12 @@
 
 #include "cli.h"
 #include "config.h"
+#include "log.h"
 
 #define MAX_INTERVAL_MS	(24ULL * 3600 * 1000)
 #define MAX_TIMEOUT_MS	(3600ULL * 1000)
 #define MAX_CHANGES	(1ULL << 62)
+#define MAX_BYTES	(1ULL << 50)
 
 void vbjd_config_init(struct vbjd_config *c)
 {
@@ -29,16 +31,16 @@ static int bad(const char *where, const char *key, const char *fmt, ...)
 
 static int bad(const char *where, const char *key, const char *fmt, ...)
 {
+	char msg[4600];
 	va_list ap;
 
-	if (where)
-		fprintf(stderr, "vbjournald: %s: %s: ", where, key);
-	else
-		fprintf(stderr, "vbjournald: --%s: ", key);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (where)
+		vbjd_log(LOG_ERR, "%s: %s: %s", where, key, msg);
+	else
+		vbjd_log(LOG_ERR, "--%s: %s", key, msg);
 	return -1;
 }
 
@@ -80,18 +82,26 @@ int vbjd_config_set(struct vbjd_config *c, const char *key, const char *val,
 		c->max_changes = v;
 		return 0;
 	}
+	if (!strcmp(key, "max-size")) {
+		if (cli_parse_size(val, 0, MAX_BYTES, &v))
+			return bad(where, key, "'%s' is not a size from 0 (none) "
+				   "to 1024T (e.g. 512M, 2G; no unit: bytes)", val);
+		c->max_bytes = v;
+		return 0;
+	}
 	if (!strcmp(key, "fail-closed"))
 		return boolean(where, key, val, &c->fail_closed);
 	if (!strcmp(key, "refuse-unwaited"))
 		return boolean(where, key, val, &c->refuse_unwaited);
 	if (!strcmp(key, "force"))
 		return boolean(where, key, val, &c->force);
+	if (!strcmp(key, "verbose"))
+		return boolean(where, key, val, &c->verbose);
 	if (strcmp(key, "fs") && strcmp(key, "journal")) {
 		if (where)
-			fprintf(stderr, "vbjournald: %s: unknown key '%s'\n",
-				where, key);
+			vbjd_log(LOG_ERR, "%s: unknown key '%s'", where, key);
 		else
-			fprintf(stderr, "vbjournald: unknown setting '%s'\n", key);
+			vbjd_log(LOG_ERR, "unknown setting '%s'", key);
 		return -1;
 	}
 	if (!val[0])
@@ -160,7 +170,7 @@ int vbjd_config_file(struct vbjd_config *c, const char *file)
 	FILE *f = fopen(file, "re");
 
 	if (!f) {
-		fprintf(stderr, "vbjournald: %s: %s\n", file, strerror(errno));
+		vbjd_log(LOG_ERR, "%s: %s", file, strerror(errno));
 		return -1;
 	}
 	while (!ret && (n = getline(&line, &cap, f)) >= 0) {
@@ -170,8 +180,7 @@ int vbjd_config_file(struct vbjd_config *c, const char *file)
 		if (n && line[n - 1] == '\n')
 			line[--n] = 0;
 		if (strlen(line) != (size_t)n) {
-			fprintf(stderr, "vbjournald: %s:%d: a NUL byte\n", file,
-				lineno);
+			vbjd_log(LOG_ERR, "%s:%d: a NUL byte", file, lineno);
 			ret = -1;
 			break;
 		}
@@ -186,7 +195,7 @@ int vbjd_config_file(struct vbjd_config *c, const char *file)
 		}
 	}
 	if (!ret && ferror(f)) {
-		fprintf(stderr, "vbjournald: %s: %s\n", file, strerror(errno));
+		vbjd_log(LOG_ERR, "%s: %s", file, strerror(errno));
 		ret = -1;
 	}
 	free(line);
@@ -197,13 +206,13 @@ int vbjd_config_file(struct vbjd_config *c, const char *file)
 int vbjd_config_check(const struct vbjd_config *c)
 {
 	if (!c->nfs) {
-		fprintf(stderr, "vbjournald: no filesystem to journal (--fs "
-			"PATH, or fs in the config file)\n");
+		vbjd_log(LOG_ERR, "no filesystem to journal (--fs PATH, or fs "
+			 "in the config file)");
 		return -1;
 	}
 	if (!c->journal) {
-		fprintf(stderr, "vbjournald: no journal directory (--journal "
-			"DIR, or journal in the config file)\n");
+		vbjd_log(LOG_ERR, "no journal directory (--journal DIR, or "
+			 "journal in the config file)");
 		return -1;
 	}
 	return 0;
@@ -221,8 +230,92 @@ void vbjd_config_print(const struct vbjd_config *c, FILE *f)
 	fputs("journal ", f);
 	cli_escape(f, c->journal, strlen(c->journal));
 	fprintf(f, "\ninterval %ums\ntimeout %ums\nmax-changes %" PRId64 "\n"
-		"fail-closed %s\nrefuse-unwaited %s\nforce %s\n",
-		c->interval_ms, c->timeout_ms, c->max_changes,
+		"max-size %" PRId64 "\n"
+		"fail-closed %s\nrefuse-unwaited %s\nforce %s\nverbose %s\n",
+		c->interval_ms, c->timeout_ms, c->max_changes, c->max_bytes,
 		c->fail_closed ? "yes" : "no", c->refuse_unwaited ? "yes" : "no",
-		c->force ? "yes" : "no");
+		c->force ? "yes" : "no", c->verbose ? "yes" : "no");
+}
+
+int vbjd_config_src_add(struct vbjd_config_src *src, const char *file,
+			const char *key, const char *val)
+{
+	if (src->n == VBJD_MAX_SRC) {
+		vbjd_log(LOG_ERR, "more than %d options", VBJD_MAX_SRC);
+		return -1;
+	}
+	src->item[src->n].file = file;
+	src->item[src->n].key = key;
+	src->item[src->n].val = val;
+	src->n++;
+	return 0;
+}
+
+int vbjd_config_load(struct vbjd_config *c, const struct vbjd_config_src *src)
+{
+	int i;
+
+	vbjd_config_init(c);
+	for (i = 0; i < src->n; i++) {
+		const struct vbjd_config_item *it = &src->item[i];
+
+		if (it->file ? vbjd_config_file(c, it->file) :
+		    vbjd_config_set(c, it->key, it->val, NULL))
+			return -1;
+	}
+	return vbjd_config_check(c);
+}
+
+void vbjd_config_free(struct vbjd_config *c)
+{
+	int i;
+
+	for (i = 0; i < c->nfs; i++)
+		free((char *)c->fs[i]);
+	free((char *)c->journal);
+	vbjd_config_init(c);
+}
+
+/* Whether a and b journal the same filesystems in the same journal. */
+static bool same_places(const struct vbjd_config *a,
+			const struct vbjd_config *b)
+{
+	int i;
+
+	if (a->nfs != b->nfs || strcmp(a->journal, b->journal))
+		return false;
+	for (i = 0; i < a->nfs; i++)
+		if (strcmp(a->fs[i], b->fs[i]))
+			return false;
+	return true;
+}
+
+int vbjd_config_apply(struct vbjd_config *cur, const struct vbjd_config *new)
+{
+	int kept = 0;
+
+	if (!same_places(cur, new)) {
+		vbjd_log(LOG_WARNING, "reload: fs and journal take effect at "
+			 "the next start (systemctl restart vbjournald)");
+		kept++;
+	}
+	if (cur->timeout_ms != new->timeout_ms ||
+	    cur->fail_closed != new->fail_closed ||
+	    cur->refuse_unwaited != new->refuse_unwaited) {
+		vbjd_log(LOG_WARNING, "reload: timeout, fail-closed and "
+			 "refuse-unwaited belong to the subscription: they take "
+			 "effect at the next start (systemctl restart "
+			 "vbjournald)");
+		kept++;
+	}
+	if (cur->force != new->force) {
+		vbjd_log(LOG_WARNING, "reload: force takes effect at the next "
+			 "start");
+		kept++;
+	}
+	cur->interval_ms = new->interval_ms;
+	cur->max_changes = new->max_changes;
+	cur->max_bytes = new->max_bytes;
+	cur->verbose = new->verbose;
+	return kept;
 }

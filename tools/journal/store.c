@@ -83,6 +83,17 @@ int vbj_commit(struct vbj_store *s)
 	return vbj_exec(s, "COMMIT");
 }
 
+bool vbj_disk_full(struct vbj_store *s)
+{
+	int sys;
+
+	if (!s->db)
+		return false;
+	sys = sqlite3_system_errno(s->db);
+	return (sqlite3_errcode(s->db) & 0xff) == SQLITE_FULL ||
+	       sys == ENOSPC || sys == EDQUOT;
+}
+
 /* One statement with text/int64 arguments ('t', 'i', 'b' + len). */
 static int vbj_run(struct vbj_store *s, const char *sql, const char *types,
 		   ...)
@@ -127,9 +138,16 @@ int vbj_fail(struct vbj_store *s, const char *what)
 	err = code == SQLITE_CORRUPT || code == SQLITE_NOTADB ? VBJ_E_CORRUPT :
 	      code == SQLITE_PERM || code == SQLITE_AUTH ||
 	      code == SQLITE_READONLY ? VBJ_E_ACCESS : VBJ_E_FAILED;
-	if (s->log)
-		fprintf(stderr, "journal: %s: %s: %s\n", s->path, what,
-			s->db ? sqlite3_errmsg(s->db) : "cannot open");
+	if (s->log) {
+		char line[sizeof(s->why)];
+
+		snprintf(line, sizeof(line), "journal: %s: %s: %s", s->path,
+			 what, s->db ? sqlite3_errmsg(s->db) : "cannot open");
+		if (s->log_line)
+			s->log_line(line);
+		else
+			fprintf(stderr, "%s\n", line);
+	}
 	if (s->err)
 		return s->err;
 	s->err = err;
@@ -426,7 +444,10 @@ static int open_create(struct vbj_store *s)
 	if (vbj_exec(s, "PRAGMA synchronous=FULL"))
 		return vbj_fail(s, "setting it up");
 	if (!tables) {
-		if (vbj_exec(s, "PRAGMA journal_mode=WAL") || vbj_begin(s) ||
+		/* before the first table: pages freed by trims can be
+		   given back (vbj_compact()) */
+		if (vbj_exec(s, "PRAGMA auto_vacuum=INCREMENTAL") ||
+		    vbj_exec(s, "PRAGMA journal_mode=WAL") || vbj_begin(s) ||
 		    vbj_exec(s, schema) || vbj_exec(s, version_sql))
 			return vbj_fail(s, "creating it");
 		if (new_journal_id(s))
@@ -575,6 +596,22 @@ int vbj_epochs_close(struct vbj_store *s, int64_t upto, int state)
 		       "ii", (int64_t)state, upto);
 }
 
+/* Drops every epoch before keep, with what it holds. */
+static int drop_before(struct vbj_store *s, int64_t keep)
+{
+	int ret = vbj_run(s, "DELETE FROM changes WHERE epoch < ?", "i", keep);
+
+	if (!ret)
+		ret = vbj_run(s, "DELETE FROM moves WHERE epoch < ?", "i", keep);
+	if (!ret)
+		ret = vbj_run(s, "DELETE FROM gaps WHERE epoch < ?", "i", keep);
+	if (!ret)
+		ret = vbj_run(s, "DELETE FROM objects WHERE epoch < ?", "i", keep);
+	if (!ret)
+		ret = vbj_run(s, "DELETE FROM epochs WHERE epoch < ?", "i", keep);
+	return ret;
+}
+
 int64_t vbj_trim(struct vbj_store *s, int64_t max_changes)
 {
 	int64_t closed = vbj_last_closed(s), keep, total;
@@ -614,17 +651,44 @@ int64_t vbj_trim(struct vbj_store *s, int64_t max_changes)
 		return ret;
 	if (keep <= vbj_first_epoch(s))
 		return vbj_first_epoch(s);
-	ret = vbj_run(s, "DELETE FROM changes WHERE epoch < ?", "i", keep);
-	if (!ret)
-		ret = vbj_run(s, "DELETE FROM moves WHERE epoch < ?", "i", keep);
-	if (!ret)
-		ret = vbj_run(s, "DELETE FROM gaps WHERE epoch < ?", "i", keep);
-	if (!ret)
-		ret = vbj_run(s, "DELETE FROM objects WHERE epoch < ?", "i", keep);
-
-	if (!ret)
-		ret = vbj_run(s, "DELETE FROM epochs WHERE epoch < ?", "i", keep);
+	ret = drop_before(s, keep);
 	return ret ? ret : keep;
+}
+
+/* The bytes of journal.db's pages in use (its free pages not counted). */
+static int64_t used_bytes(struct vbj_store *s)
+{
+	return vbj_int(s, "SELECT (page_count - freelist_count) * page_size "
+		       "FROM pragma_page_count(), pragma_freelist_count(), "
+		       "pragma_page_size()", 0);
+}
+
+int64_t vbj_trim_bytes(struct vbj_store *s, int64_t max_bytes)
+{
+	int64_t closed = vbj_last_closed(s), first = vbj_first_epoch(s);
+	int ret;
+
+	while (first < closed && used_bytes(s) > max_bytes) {
+		/* a size cap: where files' names are goes too */
+		ret = vbj_run(s, "DELETE FROM object_dirs WHERE epoch <= ?",
+			      "i", first);
+		if (!ret)
+			ret = drop_before(s, first + 1);
+		if (ret)
+			return ret;
+		first = vbj_first_epoch(s);
+	}
+	return s->err ? -EIO : first;
+}
+
+int vbj_compact(struct vbj_store *s)
+{
+	int ret = vbj_exec(s, "PRAGMA incremental_vacuum");
+
+	/* the WAL back to nothing: what the trim freed leaves the disk */
+	if (!ret)
+		ret = vbj_exec(s, "PRAGMA wal_checkpoint(TRUNCATE)");
+	return ret;
 }
 
 int vbj_change_add(struct vbj_store *s, int64_t epoch, int64_t fs,

@@ -60,6 +60,8 @@ struct vbj_store {
 	enum vbj_err err;
 	char why[4096 + 1024];
 	bool log;		/* also print each failure on stderr (daemon) */
+	/* with log: prints one failure's line instead (NULL: stderr) */
+	void (*log_line)(const char *line);
 };
 
 /*
@@ -81,6 +83,13 @@ int vbj_begin(struct vbj_store *s);
 /* COMMIT: durable when it returns 0. */
 int vbj_commit(struct vbj_store *s);
 int vbj_exec(struct vbj_store *s, const char *sql);
+
+/*
+ * Whether the last failure was the journal's filesystem full (SQLite's
+ * SQLITE_FULL, or ENOSPC/EDQUOT underneath): a state to wait out, not
+ * an error to stop on. Asked before a ROLLBACK, which clears it.
+ */
+bool vbj_disk_full(struct vbj_store *s);
 
 /* The first column of sql's first row, dflt when none or NULL (or on
    an error, which vbj_fail() records). */
@@ -123,6 +132,20 @@ int vbj_epochs_close(struct vbj_store *s, int64_t upto, int state);
  * max_changes are kept. Returns the first epoch kept, or -errno.
  */
 int64_t vbj_trim(struct vbj_store *s, int64_t max_changes);
+
+/*
+ * The byte cap: while journal.db's pages in use exceed max_bytes, drops
+ * the oldest epoch (with its object_dirs), whoever has not acked it;
+ * keeps the last closed epoch. Returns the first epoch kept, or -errno.
+ */
+int64_t vbj_trim_bytes(struct vbj_store *s, int64_t max_bytes);
+
+/*
+ * After a trim, outside a transaction: gives the freed pages back to
+ * the filesystem (incremental vacuum; journals created before this
+ * version reuse them instead) and truncates the WAL. 0 or -errno.
+ */
+int vbj_compact(struct vbj_store *s);
 
 /* A directory (by handle) that may have changed in epoch. */
 int vbj_change_add(struct vbj_store *s, int64_t epoch, int64_t fs,

@@ -8,7 +8,7 @@
  *   vbjournal [--journal DIR] status [--json]
  *   vbjournal [--journal DIR] checkpoint
  *   vbjournal [--journal DIR] register NAME | ack NAME CURSOR |
- *                             consumers [--json]
+ *                             unregister NAME | consumers [--json]
  *   vbjournal [--journal DIR] changes --consumer NAME [--under PATH] [--json]
  *
  * Named consumers: the journal keeps the epochs a registered consumer
@@ -76,6 +76,7 @@ static void usage(FILE *f)
 		"  checkpoint          ask the daemon to close the epoch, print the cursor\n"
 		"  register NAME       a named consumer, from the current cursor\n"
 		"  ack NAME CURSOR     the consumer has processed up to the cursor\n"
+		"  unregister NAME     the consumer is gone: its epochs are not kept\n"
 		"  consumers [--json]  each consumer's epoch and lag\n"
 		"\n"
 		"options (anywhere on the line):\n"
@@ -845,21 +846,75 @@ static int cmd_follow(struct vbj_store *s, const char *since,
 	}
 }
 
+/* path's size in bytes, 0 when it is not there. */
+static int64_t file_size(const char *path, const char *suffix)
+{
+	char name[PATH_MAX];
+	struct stat st;
+
+	snprintf(name, sizeof(name), "%s%s", path, suffix);
+	return stat(name, &st) ? 0 : st.st_size;
+}
+
+/* The journaled filesystems: fs=N, uuid, mount (text or a JSON array). */
+static void status_filesystems(struct vbj_store *s, struct jw *j)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT fs, uuid, mount FROM filesystems "
+			       "ORDER BY fs", -1, &st, NULL) != SQLITE_OK) {
+		vbj_fail(s, "reading its filesystems");
+		return;
+	}
+	if (j)
+		jw_arr(j, "filesystems");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *uuid = (const char *)sqlite3_column_text(st, 1);
+		const char *mount = (const char *)sqlite3_column_text(st, 2);
+		long long fs = sqlite3_column_int64(st, 0);
+
+		if (j) {
+			jw_obj(j, NULL);
+			jw_int(j, "fs", fs);
+			jw_str(j, "uuid", uuid ? uuid : "");
+			if (mount)
+				jw_str(j, "mount", mount);
+			else
+				jw_null(j, "mount");
+			jw_end(j);
+			continue;
+		}
+		printf("fs=%lld %s ", fs, uuid ? uuid : "?");
+		if (mount)
+			cli_escape(stdout, mount, strlen(mount));
+		else
+			fputc('?', stdout);
+		fputc('\n', stdout);
+	}
+	if (j)
+		jw_end(j);
+	sqlite3_finalize(st);
+}
+
 static int cmd_status(struct vbj_store *s, const char *dir, bool json)
 {
 	pid_t holder = 0;
-	bool running;
+	bool running, ran;
 	int64_t last = vbj_last_epoch(s), closed = vbj_last_closed(s);
 	char clean[8] = "?", pid[16] = "0", stats[160] = "", start[24] = "0";
+	char boot[64];
 	unsigned long long intents = 0, records = 0, acks = 0, sum = 0, max = 0;
 	unsigned long long unacked = 0;
-	int64_t rows, gaps, size, ncons, lag, secs;
+	int64_t rows, gaps, size, ncons, lag, secs, db, wal, shm, nfs;
 	const char *daemon;
 	double rate, avg_ms;
 	struct jw j;
 	char id[20];
 
 	vbj_meta_get(s, "session_clean", clean, sizeof(clean));
+	/* a session has begun once: recovery stores these */
+	ran = !vbj_meta_get(s, "session_boot", boot, sizeof(boot)) ||
+	      clean[0] != '?';
 	/* running: a process holds the daemon's lock (lock.h) */
 	running = !vbj_lock_holder(dir, &holder);
 	if (running)
@@ -870,8 +925,12 @@ static int cmd_status(struct vbj_store *s, const char *dir, bool json)
 	       &sum, &max, &unacked);
 	rows = vbj_int(s, "SELECT count(*) FROM changes", 0);
 	gaps = vbj_int(s, "SELECT count(*) FROM gaps", 0);
-	size = vbj_int(s, "SELECT page_count * page_size FROM "
-		       "pragma_page_count(), pragma_page_size()", 0);
+	nfs = vbj_int(s, "SELECT count(*) FROM filesystems", 0);
+	/* on disk: the database, its WAL and the WAL's index */
+	db = file_size(s->path, "");
+	wal = file_size(s->path, "-wal");
+	shm = file_size(s->path, "-shm");
+	size = db + wal + shm;
 	ncons = vbj_int(s, "SELECT count(*) FROM consumers", 0);
 	lag = ncons ?
 	      closed - vbj_int(s, "SELECT min(epoch) FROM consumers", 0) : 0;
@@ -879,32 +938,49 @@ static int cmd_status(struct vbj_store *s, const char *dir, bool json)
 	secs = atoll(start) > 0 ? time(NULL) - atoll(start) : 0;
 	rate = secs > 0 ? (double)intents / secs : 0;
 	avg_ms = acks ? sum / 1e6 / acks : 0;
-	daemon = running ? "running" : clean[0] == '1' ? "stopped" :
-		 "not running";
+	daemon = running ? "running" : !ran ? "never started" :
+		 clean[0] == '1' ? "stopped" : "not running";
 	snprintf(id, sizeof(id), "%016" PRIx64, s->journal_id);
 	if (s->err)
 		return s->err;
 	if (!json) {
 		printf("journal %s\nepoch %" PRId64 " (open), last closed %" PRId64
-		       ", first kept %" PRId64 "\ndaemon %s (pid %s)\n"
-		       "size %" PRId64 " bytes, %" PRId64 " directory rows, %"
-		       PRId64 " gaps\nsession: %" PRId64 " s, %llu intents "
-		       "(%.1f/s), %llu records, ack latency avg %.2f ms max "
-		       "%.2f ms, %llu changes went on unacked\nconsumers %" PRId64
-		       ", largest lag %" PRId64 " epochs\n", id, last, closed,
-		       vbj_first_epoch(s), daemon, pid, size, rows, gaps, secs,
-		       intents, rate, records, avg_ms, max / 1e6, unacked, ncons,
-		       lag);
-		return 0;
+		       ", first kept %" PRId64 "\n", id, last, closed,
+		       vbj_first_epoch(s));
+		if (running)
+			printf("daemon running (pid %s)\n", pid);
+		else
+			printf("daemon %s\n", daemon);
+		printf("filesystems %" PRId64 "\n", nfs);
+		status_filesystems(s, NULL);
+		printf("size %" PRId64 " bytes (journal.db %" PRId64 ", -wal %"
+		       PRId64 ", -shm %" PRId64 "), %" PRId64 " directory rows, %"
+		       PRId64 " gaps\n", size, db, wal, shm, rows, gaps);
+		if (ran)
+			printf("session: %" PRId64 " s, %llu intents (%.1f/s), "
+			       "%llu records, ack latency avg %.2f ms max %.2f "
+			       "ms, %llu changes went on unacked\n", secs,
+			       intents, rate, records, avg_ms, max / 1e6,
+			       unacked);
+		printf("consumers %" PRId64 ", largest lag %" PRId64 " epochs\n",
+		       ncons, lag);
+		return s->err;
 	}
 	jw_init(&j, stdout, true);
 	jw_obj(&j, NULL);
+	jw_int(&j, "version", JSON_VERSION);
 	jw_str(&j, "journal_id", id);
 	jw_int(&j, "epoch", last);
 	jw_int(&j, "last_closed", closed);
 	jw_int(&j, "first_epoch", vbj_first_epoch(s));
 	jw_str(&j, "daemon", daemon);
+	if (running)
+		jw_int(&j, "pid", holder);
+	status_filesystems(s, &j);
 	jw_int(&j, "size_bytes", size);
+	jw_int(&j, "db_bytes", db);
+	jw_int(&j, "wal_bytes", wal);
+	jw_int(&j, "shm_bytes", shm);
 	jw_int(&j, "directory_rows", rows);
 	jw_int(&j, "gaps", gaps);
 	jw_int(&j, "session_seconds", secs);
@@ -917,7 +993,7 @@ static int cmd_status(struct vbj_store *s, const char *dir, bool json)
 	jw_int(&j, "consumers", ncons);
 	jw_int(&j, "largest_lag", lag);
 	jw_end(&j);
-	return jw_close(&j) ? 1 : 0;
+	return jw_close(&j) ? 1 : s->err;
 }
 
 /*
@@ -1031,6 +1107,32 @@ static int cmd_register(struct vbj_store *s, const char *name)
 	return 0;
 }
 
+/*
+ * The consumer is gone: the epochs only it had not acked are no longer
+ * kept (the daemon's next checkpoint trims them).
+ */
+static int cmd_unregister(struct vbj_store *s, const char *name)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (s->err)
+		return s->err;
+	if (sqlite3_prepare_v2(s->db, "DELETE FROM consumers WHERE name = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return vbj_fail(s, "unregistering");
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return vbj_fail(s, "unregistering");
+	if (!sqlite3_changes(s->db)) {
+		fprintf(stderr, "vbjournal: consumer %s: not registered\n", name);
+		return 1;
+	}
+	return 0;
+}
+
 static int cmd_ack(struct vbj_store *s, const char *name, const char *cursor)
 {
 	int64_t e, old;
@@ -1118,6 +1220,7 @@ static const struct command {
 	{ "checkpoint", 0, NULL, 0 },
 	{ "register", 1, "NAME", 0 },
 	{ "ack", 2, "NAME CURSOR", 0 },
+	{ "unregister", 1, "NAME", 0 },
 	{ "consumers", 0, NULL, O_JSON },
 };
 
@@ -1241,7 +1344,8 @@ int main(int argc, char **argv)
 	under = a.under;
 	/* only the consumers' commands write */
 	ret = vbj_open(&s, a.journal, !strcmp(cmd, "register") ||
-		       !strcmp(cmd, "ack") ? VBJ_WRITE : VBJ_READ);
+		       !strcmp(cmd, "ack") || !strcmp(cmd, "unregister") ?
+		       VBJ_WRITE : VBJ_READ);
 	if (ret) {
 		fprintf(stderr, "vbjournal: %s\n", s.why);
 		return ret;
@@ -1291,6 +1395,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "register")) {
 		ret = cmd_register(&s, a.arg[0]);
+	} else if (!strcmp(cmd, "unregister")) {
+		ret = cmd_unregister(&s, a.arg[0]);
 	} else if (!strcmp(cmd, "ack")) {
 		ret = cmd_ack(&s, a.arg[0], a.arg[1]);
 	} else if (!strcmp(cmd, "consumers")) {

@@ -9,10 +9,12 @@
  *
  * Usage: vbjournald --fs PATH [--fs PATH...] --journal DIR
  *                   [--interval TIME] [--timeout TIME] [--fail-closed]
- *                   [--refuse-unwaited] [--max-changes N] [--force]
+ *                   [--refuse-unwaited] [--max-changes N] [--max-size SIZE]
+ *                   [--force] [--verbose]
  *                   [--config FILE] [--check-config]
  * (settings: config.c)
- * SIGUSR1: checkpoint now. SIGTERM, SIGINT: checkpoint and stop.
+ * SIGUSR1: checkpoint now. SIGHUP: read the settings again (reload()).
+ * SIGTERM, SIGINT: checkpoint and stop.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,12 +39,16 @@
 #include "cli.h"
 #include "config.h"
 #include "lock.h"
+#include "log.h"
 #include "namer.h"
+#include "notify.h"
 #include "store.h"
 #include "vfsb.h"
 
 #define MAX_FS		VBJD_MAX_FS
 #define READ_BUF	(4U << 20)
+/* what one drain reads before it stores (records kept until durable) */
+#define PEND_MAX	(64U << 20)
 
 struct fs {
 	const char *path;
@@ -62,23 +68,27 @@ struct daemon {
 	unsigned int timeout_ms;
 	unsigned int commit_delay_ms;	/* tests: --commit-delay */
 	int64_t max_changes;	/* the journal's size cap, in rows */
+	int64_t max_bytes;	/* and in bytes (0: none) */
 	bool fail_closed;
 	bool refuse_unwaited;	/* io_uring, kernel threads: EAGAIN */
 	bool force;
 	const char *journal;
-	char *buf;
+	char *pend;		/* read, not yet durable (drain()) */
+	size_t npend, pend_cap;
 	/* this session's counters, saved at each checkpoint (status) */
 	uint64_t intents, records, acks, ack_ns_sum, ack_ns_max, unacked;
 	uint64_t oldest_intent_ns;	/* of the batch being stored */
 	struct vbj_namer *namer;	/* stored paths: namer.h */
 };
 
-static volatile sig_atomic_t want_checkpoint, want_stop;
+static volatile sig_atomic_t want_checkpoint, want_stop, want_reload;
 
 static void on_signal(int sig)
 {
 	if (sig == SIGUSR1)
 		want_checkpoint = 1;
+	else if (sig == SIGHUP)
+		want_reload = 1;
 	else
 		want_stop = 1;
 }
@@ -373,16 +383,16 @@ static int setup_fs(struct daemon *d)
 
 		f->fd = open(f->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (f->fd < 0) {
-			fprintf(stderr, "vbjournald: %s: %s\n", f->path,
-				strerror(errno));
+			vbjd_log(LOG_ERR, "%s: %s", f->path,
+				 strerror(errno));
 			return -errno;
 		}
 		if (!vfsb_fd_sb_dev(f->fd, &sdev) && sdev == jdev && !d->force) {
-			fprintf(stderr, "vbjournald: the journal %s is on %s, a "
-				"filesystem it watches: its own writes would be "
-				"in the journal, and a crash of that filesystem "
-				"would take the journal with it (--force)\n",
-				d->journal, f->path);
+			vbjd_log(LOG_ERR, "the journal %s is on %s, a "
+				 "filesystem it watches: its own writes would be "
+				 "in the journal, and a crash of that filesystem "
+				 "would take the journal with it (--force)",
+				 d->journal, f->path);
 			return -EINVAL;
 		}
 	}
@@ -392,7 +402,7 @@ static int setup_fs(struct daemon *d)
 				     VFSB_SUB_REFUSE_UNWAITED : 0),
 				    d->timeout_ms, NULL);
 	if (ret) {
-		fprintf(stderr, "vbjournald: subscribe: %s\n", strerror(-ret));
+		vbjd_log(LOG_ERR, "subscribe: %s", strerror(-ret));
 		return ret;
 	}
 	for (i = 0; i < d->nfs; i++) {
@@ -401,8 +411,8 @@ static int setup_fs(struct daemon *d)
 
 		ret = vfsb_watch_fd(d->dev, f->fd, &f->dev);
 		if (ret) {
-			fprintf(stderr, "vbjournald: watch %s: %s\n", f->path,
-				strerror(-ret));
+			vbjd_log(LOG_ERR, "watch %s: %s", f->path,
+				 strerror(-ret));
 			return ret;
 		}
 		fs_key(d->dev, f->path, key, sizeof(key));
@@ -577,30 +587,56 @@ static int store_batch(struct daemon *d, char *buf, size_t n, __u64 *ack)
 	return ret;
 }
 
-/* Reads what there is, stores it durably, then acks it. */
+/*
+ * Reads what there is, stores it durably, then acks it. What was read
+ * stays in d->pend until its commit succeeds: a commit that fails (the
+ * journal's disk full: -ENOSPC) loses nothing and acks nothing, and the
+ * next call stores the same records again before reading more.
+ */
 static int drain(struct daemon *d)
 {
+	uint64_t intents = d->intents, records = d->records;
+	uint64_t unacked = d->unacked;
 	__u64 ack = 0;
 	ssize_t n;
 	int ret;
 
-	ret = vbj_begin(&d->st);
-	while (!ret) {
-		n = read(d->dev, d->buf, READ_BUF);
+	while (d->npend < PEND_MAX) {
+		if (d->pend_cap - d->npend < READ_BUF) {
+			char *p = realloc(d->pend, d->npend + READ_BUF);
+
+			if (!p)
+				return -ENOMEM;
+			d->pend = p;
+			d->pend_cap = d->npend + READ_BUF;
+		}
+		n = read(d->dev, d->pend + d->npend, READ_BUF);
 		if (n < 0) {
 			if (errno != EAGAIN && errno != EINTR)
-				ret = -errno;
+				return -errno;
 			break;
 		}
-		ret = store_batch(d, d->buf, n, &ack);
+		if (!n)
+			break;
+		d->npend += n;
 	}
+	ret = vbj_begin(&d->st);
+	if (!ret)
+		ret = store_batch(d, d->pend, d->npend, &ack);
+	if (!ret)
+		ret = vbj_commit(&d->st);
 	if (ret) {
-		vbj_exec(&d->st, "ROLLBACK");
+		if (vbj_disk_full(&d->st))
+			ret = -ENOSPC;
+		if (!sqlite3_get_autocommit(d->st.db))
+			vbj_exec(&d->st, "ROLLBACK");
+		/* counted again when they are stored */
+		d->intents = intents;
+		d->records = records;
+		d->unacked = unacked;
 		return ret;
 	}
-	ret = vbj_commit(&d->st);
-	if (ret)
-		return ret;
+	d->npend = 0;
 	/* durable: the writers waiting for these may go on */
 	if (ack)
 		ret = vfsb_ack(d->dev, ack);
@@ -640,6 +676,7 @@ static int drain(struct daemon *d)
 /* Closes the current epoch: when this returns 0 it is durable. */
 static int checkpoint(struct daemon *d)
 {
+	bool trimmed = false;
 	__u64 closed;
 	int i, ret;
 
@@ -671,38 +708,29 @@ static int checkpoint(struct daemon *d)
 	if (!ret)
 		ret = coverage_gaps(d, journal_epoch(d, closed + 1));
 	if (!ret) {
+		int64_t was = vbj_first_epoch(&d->st);
 		int64_t first = vbj_trim(&d->st, d->max_changes);
 
+		if (first >= 0 && d->max_bytes)
+			first = vbj_trim_bytes(&d->st, d->max_bytes);
 		ret = first < 0 ? (int)first : 0;
+		trimmed = first > was;
 	}
 	if (!ret)
 		ret = note_mounts(d);
 	if (!ret)
 		ret = save_stats(d);
-	return ret ? ret : vbj_commit(&d->st);
-}
-
-/*
- * Tells systemd (Type=notify) that every filesystem is watched: the
- * services ordered after this one may write.
- */
-static void notify_ready(void)
-{
-	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
-
-	if (!path || (path[0] != '/' && path[0] != '@') ||
-	    strlen(path) >= sizeof(sa.sun_path))
-		return;
-	strcpy(sa.sun_path, path);
-	if (path[0] == '@')
-		sa.sun_path[0] = 0;	/* abstract namespace */
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	sendto(fd, "READY=1", 7, 0, (struct sockaddr *)&sa, sizeof(sa));
-	close(fd);
+	if (!ret)
+		ret = vbj_commit(&d->st);
+	if (ret && vbj_disk_full(&d->st))
+		ret = -ENOSPC;
+	if (ret && !sqlite3_get_autocommit(d->st.db))
+		vbj_exec(&d->st, "ROLLBACK");
+	/* what the trim freed back to the disk; a failure costs only space */
+	if (!ret && trimmed && vbj_compact(&d->st))
+		vbjd_log(LOG_WARNING, "compacting the journal failed: %s",
+			 d->st.why);
+	return ret;
 }
 
 /* The namer of this session's filesystems (namer.h). */
@@ -736,19 +764,70 @@ static void usage(FILE *f)
 		"  --fail-closed       a write whose ack does not come fails\n"
 		"  --refuse-unwaited   writes that cannot wait fail with EAGAIN\n"
 		"  --max-changes N     the journal's size cap in rows (default 10000000)\n"
+		"  --max-size SIZE     and in bytes (K, M, G, T; default 0: none)\n"
 		"  --force             accept a journal on a journaled filesystem\n"
+		"  --verbose           a line per checkpoint (default: quiet)\n"
 		"  --config FILE       \"key value\" lines; later options override it\n"
 		"  --check-config      print the settings and exit, touching nothing\n"
 		"  --commit-delay TIME (tests) after each ack, wait TIME before\n"
 		"                      reading and committing more\n"
 		"\n"
-		"SIGUSR1: checkpoint now; SIGTERM, SIGINT: checkpoint and stop.\n"
+		"SIGUSR1: checkpoint now; SIGHUP: read the settings again;\n"
+		"SIGTERM, SIGINT: checkpoint and stop.\n"
 		"exit status: 0 clean stop; 1 error; 2 usage or a bad setting\n",
 		VBJD_MAX_FS);
 }
 
 /* A usage error: what is wrong, and where to read more. Returns 2. */
 #define bad_usage(...) cli_usage_error("vbjournald", __VA_ARGS__)
+
+/* The store's failures, as errors of the daemon's log. */
+static void store_log(const char *line)
+{
+	vbjd_log(LOG_ERR, "%s", line);
+}
+
+/* The settings a running daemon follows (reload() changes them). */
+static void take_settings(struct daemon *d, const struct vbjd_config *cf)
+{
+	d->interval_ms = cf->interval_ms;
+	d->max_changes = cf->max_changes;
+	d->max_bytes = cf->max_bytes;
+	vbjd_log_level(cf->verbose ? LOG_DEBUG : LOG_INFO);
+}
+
+/*
+ * SIGHUP (systemctl reload): the config file and the options read again,
+ * in their order. What can change while running does; a bad file
+ * changes nothing. Never a checkpoint, never an exit.
+ */
+static void reload(struct daemon *d, const struct vbjd_config_src *src,
+		   struct vbjd_config *cf)
+{
+	struct vbjd_config new;
+
+	vbjd_notify("RELOADING=1");
+	if (vbjd_config_load(&new, src)) {
+		vbjd_log(LOG_ERR, "reload: bad settings: kept the ones in force");
+		vbjd_config_free(&new);
+		vbjd_notify("READY=1\nSTATUS=reload failed: bad settings, "
+			    "kept the ones in force");
+		return;
+	}
+	vbjd_config_apply(cf, &new);
+	vbjd_config_free(&new);
+	take_settings(d, cf);
+	vbjd_log(LOG_NOTICE, "reloaded: interval %ums, max-changes %" PRId64
+		 ", max-size %" PRId64 ", verbose %s", d->interval_ms,
+		 d->max_changes, d->max_bytes, cf->verbose ? "yes" : "no");
+	vbjd_notify("READY=1");
+}
+
+/* The wait after the n-th failed retry on a full disk: 1 s to 1 min. */
+static unsigned int full_backoff_ms(unsigned int n)
+{
+	return n >= 6 ? 60000 : 1000U << n;
+}
 
 int main(int argc, char **argv)
 {
@@ -760,7 +839,9 @@ int main(int argc, char **argv)
 		{ "fail-closed", no_argument, NULL, 'C' },
 		{ "refuse-unwaited", no_argument, NULL, 'R' },
 		{ "max-changes", required_argument, NULL, 'm' },
+		{ "max-size", required_argument, NULL, 'b' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, 'K' },
 		{ "commit-delay", required_argument, NULL, 'D' },
@@ -768,18 +849,21 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static struct vbjd_config_src src;
 	struct daemon d = { 0 };
 	struct vbjd_config cf;
 	bool check_only = false;
 	unsigned long long delay = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
 	char boot[64];
-	uint64_t next;
+	uint64_t next, last, wd_usec, wd_next = 0, retry_at = 0, full_since = 0;
+	unsigned int full_tries = 0;
+	bool full = false;
 	int c, i, ret, lock;
 	pid_t holder;
 
 	atexit(cli_close_stdout);
-	vbjd_config_init(&cf);
+	vbjd_log_init();
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		const char *key = NULL, *val = optarg;
@@ -800,6 +884,9 @@ int main(int argc, char **argv)
 		case 'm':
 			key = "max-changes";
 			break;
+		case 'b':
+			key = "max-size";
+			break;
 		case 'C':
 			key = "fail-closed", val = "yes";
 			break;
@@ -809,9 +896,12 @@ int main(int argc, char **argv)
 		case 'F':
 			key = "force", val = "yes";
 			break;
+		case 'v':
+			key = "verbose", val = "yes";
+			break;
 		case 'c':
 			/* in order: the options after it override it */
-			if (vbjd_config_file(&cf, optarg))
+			if (vbjd_config_src_add(&src, optarg, NULL, NULL))
 				return 2;
 			break;
 		case 'K':
@@ -836,12 +926,12 @@ int main(int argc, char **argv)
 				return bad_usage("unknown option '-%c'", optopt);
 			return bad_usage("unknown option '%s'", argv[optind - 1]);
 		}
-		if (key && vbjd_config_set(&cf, key, val, NULL))
+		if (key && vbjd_config_src_add(&src, NULL, key, val))
 			return 2;
 	}
 	if (optind != argc)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
-	if (vbjd_config_check(&cf))
+	if (vbjd_config_load(&cf, &src))
 		return 2;
 	if (check_only) {
 		vbjd_config_print(&cf, stdout);
@@ -851,64 +941,61 @@ int main(int argc, char **argv)
 		d.fs[i].path = cf.fs[i];
 	d.nfs = cf.nfs;
 	d.journal = cf.journal;
-	d.interval_ms = cf.interval_ms;
 	d.timeout_ms = cf.timeout_ms;
 	d.commit_delay_ms = delay;
-	d.max_changes = cf.max_changes;
 	d.fail_closed = cf.fail_closed;
 	d.refuse_unwaited = cf.refuse_unwaited;
 	d.force = cf.force;
-	d.buf = malloc(READ_BUF);
-	if (!d.buf)
-		return 1;
+	take_settings(&d, &cf);
 	/*
 	 * In this order: the lock (one daemon per journal, before anything
 	 * of it is read), the device (no module: nothing is created), then
 	 * the journal (created with its id if new) and its recovery.
 	 */
 	if (mkdir(d.journal, 0700) && errno != EEXIST) {
-		fprintf(stderr, "vbjournald: %s: %s\n", d.journal,
-			strerror(errno));
+		vbjd_log(LOG_ERR, "%s: %s", d.journal,
+			 strerror(errno));
 		return 1;
 	}
 	lock = vbj_lock_take(d.journal, &holder);
 	if (lock == -EBUSY) {
 		if (holder > 0)
-			fprintf(stderr, "vbjournald: the journal %s is in use by "
-				"another vbjournald (pid %d)\n", d.journal,
-				(int)holder);
+			vbjd_log(LOG_ERR, "the journal %s is in use by "
+				 "another vbjournald (pid %d)", d.journal,
+				 (int)holder);
 		else
-			fprintf(stderr, "vbjournald: the journal %s is in use by "
-				"another vbjournald\n", d.journal);
+			vbjd_log(LOG_ERR, "the journal %s is in use by "
+				 "another vbjournald", d.journal);
 		return 1;
 	}
 	if (lock < 0) {
-		fprintf(stderr, "vbjournald: %s/%s: %s\n", d.journal,
-			VBJ_LOCK_NAME, strerror(-lock));
+		vbjd_log(LOG_ERR, "%s/%s: %s", d.journal,
+			 VBJ_LOCK_NAME, strerror(-lock));
 		return 1;
 	}
 	d.dev = vfsb_open_flags(O_NONBLOCK);
 	if (d.dev == -ENOENT || d.dev == -ENXIO || d.dev == -ENODEV) {
-		fprintf(stderr, "vbjournald: %s not found: is the vfsbarrier "
-			"module loaded? (modprobe vfsbarrier)\n",
-			VFSB_DEVICE_PATH);
+		vbjd_log(LOG_ERR, "%s not found: is the vfsbarrier "
+			 "module loaded? (modprobe vfsbarrier)",
+			 VFSB_DEVICE_PATH);
 		return 1;
 	} else if (d.dev == -EACCES || d.dev == -EPERM) {
-		fprintf(stderr, "vbjournald: %s: permission denied: vbjournald "
-			"must run as root\n", VFSB_DEVICE_PATH);
+		vbjd_log(LOG_ERR, "%s: permission denied: vbjournald "
+			 "must run as root", VFSB_DEVICE_PATH);
 		return 1;
 	} else if (d.dev < 0) {
-		fprintf(stderr, "vbjournald: %s: %s\n", VFSB_DEVICE_PATH,
-			strerror(-d.dev));
+		vbjd_log(LOG_ERR, "%s: %s", VFSB_DEVICE_PATH,
+			 strerror(-d.dev));
 		return 1;
 	}
 	ret = vbj_open(&d.st, d.journal, VBJ_CREATE);
 	if (ret) {
-		fprintf(stderr, "vbjournald: %s\n", d.st.why);
+		vbjd_log(LOG_ERR, "%s", d.st.why);
 		return 1;
 	}
 	/* from now on each failure says itself as it happens */
 	d.st.log = true;
+	d.st.log_line = store_log;
 	ret = setup_fs(&d);
 	boot_id(boot, sizeof(boot));
 	if (!ret)
@@ -920,32 +1007,86 @@ int main(int argc, char **argv)
 		return 1;
 	vbj_namer_kick(d.namer, d.base - 1);
 	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	printf("vbjournald: journal %016" PRIx64 " epoch %" PRId64
 	       ", %d filesystems\n", d.st.journal_id, d.base, d.nfs);
 	fflush(stdout);
-	notify_ready();
-	next = now_ms() + d.interval_ms;
+	vbjd_notify("READY=1\nSTATUS=journaling %d filesystems, epoch %" PRId64,
+		    d.nfs, d.base);
+	/* a ping at half the watchdog's interval, from a loop that works */
+	wd_usec = vbjd_watchdog_usec();
+	last = now_ms();
 	while (!want_stop) {
 		struct pollfd p = { .fd = d.dev, .events = POLLIN };
-		uint64_t t = now_ms();
+		uint64_t t = now_ms(), wake;
 
-		poll(&p, 1, t >= next ? 0 : (int)(next - t));
+		next = last + d.interval_ms;
+		wake = full ? retry_at : next;
+		if (wd_usec && wd_next < wake)
+			wake = wd_next;
+		/* a full disk: the device is not read until the retry */
+		poll(&p, full ? 0 : 1, t >= wake ? 0 : (int)(wake - t));
+		if (wd_usec && now_ms() >= wd_next) {
+			vbjd_notify("WATCHDOG=1");
+			wd_next = now_ms() + wd_usec / 2000;
+		}
+		if (want_reload) {
+			want_reload = 0;
+			reload(&d, &src, &cf);
+		}
+		if (full && now_ms() < retry_at)
+			continue;
 		ret = drain(&d);
+		if (!ret && (want_checkpoint || now_ms() >= next)) {
+			ret = checkpoint(&d);
+			if (!ret) {
+				want_checkpoint = 0;
+				last = now_ms();
+				vbjd_log(LOG_DEBUG, "epoch %" PRId64 " durable",
+					 vbj_last_closed(&d.st));
+				vbjd_notify("STATUS=epoch %" PRId64 " durable, "
+					    "%d filesystems",
+					    vbj_last_closed(&d.st), d.nfs);
+			}
+		}
+		if (ret == -ENOSPC) {
+			/*
+			 * Nothing is acked: the writers wait (up to --timeout,
+			 * then as --fail-closed says), nothing read is lost.
+			 */
+			unsigned int wait = full_backoff_ms(full_tries++);
+
+			if (!full) {
+				full_since = now_ms();
+				vbjd_log(LOG_ERR, "%s: the journal's filesystem is "
+					  "full: nothing is acknowledged, writers "
+					  "wait; retrying", d.journal);
+			} else {
+				vbjd_log(LOG_DEBUG, "%s: still full, retry in "
+					 "%u ms", d.journal, wait);
+			}
+			full = true;
+			retry_at = now_ms() + wait;
+			vbjd_notify("STATUS=journal disk full (%s): not "
+				    "acknowledging, retry in %u s", d.journal,
+				    wait / 1000);
+			continue;
+		}
 		if (ret)
 			break;
-		if (want_checkpoint || now_ms() >= next) {
-			want_checkpoint = 0;
-			ret = checkpoint(&d);
-			if (ret)
-				break;
-			printf("vbjournald: epoch %" PRId64 " durable\n",
-			       vbj_last_closed(&d.st));
-			fflush(stdout);
-			next = now_ms() + d.interval_ms;
+		if (full) {
+			full = false;
+			full_tries = 0;
+			vbjd_log(LOG_NOTICE, "%s: space again after %" PRIu64
+				 " s: acknowledging", d.journal,
+				 (now_ms() - full_since) / 1000);
+			vbjd_notify("STATUS=epoch %" PRId64 " durable, %d "
+				    "filesystems", vbj_last_closed(&d.st), d.nfs);
 		}
 	}
+	vbjd_notify("STOPPING=1");
 	if (!ret)
 		ret = checkpoint(&d);
 	if (!ret && !vbj_begin(&d.st)) {
@@ -953,7 +1094,7 @@ int main(int argc, char **argv)
 		ret = vbj_commit(&d.st);
 	}
 	if (ret)
-		fprintf(stderr, "vbjournald: %s\n", strerror(-ret));
+		vbjd_log(LOG_ERR, "%s", strerror(-ret));
 	vbj_namer_stop(d.namer);
 	vbj_close(&d.st);
 	return ret ? 1 : 0;

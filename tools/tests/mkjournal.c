@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vbj-mkjournal DIR [MAX_CHANGES]: for the host tests, a journal made
- * as vbjournald makes it (store.c's vbj_open(), so its schema), with
- * journal id 00000000000000aa, then the SQL read on stdin run on it;
- * with MAX_CHANGES, then trimmed as the daemon's checkpoint trims it
- * (vbj_trim()). No module needed. Exit: 0, or 1 after saying what
+ * vbj-mkjournal DIR [MAX_CHANGES [MAX_BYTES]]: for the host tests, a
+ * journal made as vbjournald makes it (store.c's vbj_open(), so its
+ * schema), with journal id 00000000000000aa, then the SQL read on stdin
+ * run on it; with MAX_CHANGES (and MAX_BYTES), then trimmed as the
+ * daemon's checkpoint trims it (vbj_trim(), vbj_trim_bytes(), then
+ * vbj_compact()). No module needed. Exit: 0, or 1 after saying what
  * failed.
  */
 #include <stdio.h>
@@ -20,8 +21,9 @@ int main(int argc, char **argv)
 	size_t n;
 	int ret;
 
-	if (argc != 2 && argc != 3) {
-		fprintf(stderr, "usage: vbj-mkjournal DIR [MAX_CHANGES] < SQL\n");
+	if (argc < 2 || argc > 4) {
+		fprintf(stderr, "usage: vbj-mkjournal DIR [MAX_CHANGES "
+			"[MAX_BYTES]] < SQL\n");
 		return 2;
 	}
 	ret = vbj_open(&s, argv[1], VBJ_CREATE);
@@ -39,8 +41,12 @@ int main(int argc, char **argv)
 		       "WHERE key = 'journal_id'");
 	if (!ret)
 		ret = vbj_exec(&s, sql);
-	if (!ret && argc == 3)
+	if (!ret && argc >= 3)
 		ret = vbj_trim(&s, strtoll(argv[2], NULL, 10)) < 0;
+	if (!ret && argc == 4)
+		ret = vbj_trim_bytes(&s, strtoll(argv[3], NULL, 10)) < 0;
+	if (!ret && argc == 4)
+		ret = vbj_compact(&s);
 	vbj_close(&s);
 	return ret ? 1 : 0;
 }

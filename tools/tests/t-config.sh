@@ -54,7 +54,29 @@ good "values with spaces, quoted, comments, blank lines" \
 	"fs /srv/my data" "fs /srv/quoted path " "max-changes 1000000"
 conf "fs /srv/data" "journal $T/j"
 good "defaults" "interval 5000ms" "timeout 10000ms" \
-	"max-changes 10000000" "fail-closed no" "refuse-unwaited no"
+	"max-changes 10000000" "fail-closed no" "refuse-unwaited no" \
+	"verbose no"
+conf "fs /srv/data" "journal $T/j" "max-size 512M"
+good "a byte cap with a unit" "max-size 536870912" "max-changes 10000000"
+conf "fs /srv/data" "journal $T/j"
+good "no byte cap by default" "max-size 0"
+
+t_begin "--max-size after --config overrides it"
+conf "fs /srv/data" "journal $T/j" "max-size 1G"
+run "$D" --config "$T/conf" --max-size 2G --check-config
+expect_rc 0
+expect_out "max-size 2147483648"
+t_end
+
+conf "fs /srv/data" "journal $T/j" "verbose yes"
+good "verbose: a line per checkpoint" "verbose yes"
+
+t_begin "--verbose after --config overrides it"
+conf "fs /srv/data" "journal $T/j" "verbose no"
+run "$D" --config "$T/conf" --verbose --check-config
+expect_rc 0
+expect_out "verbose yes"
+t_end
 
 t_begin "the example config"
 run "$D" --config "$(dirname "$0")/../journal/vbjournald.conf.example" \
@@ -78,6 +100,11 @@ bad "a count in exponent form" "$T/conf:3: max-changes: '1e6'" \
 	--config "$T/conf"
 conf "fs /srv/data" "journal $T/j" "max-changes 0"
 bad "a count of zero" "$T/conf:3: max-changes: '0'" --config "$T/conf"
+conf "fs /srv/data" "journal $T/j" "max-size 512X"
+bad "a size in unknown units" "$T/conf:3: max-size: '512X' is not a size" \
+	--config "$T/conf"
+bad "--max-size negative" "--max-size: '-1' is not a size" \
+	--fs /srv/data --journal "$T/j" --max-size -1
 conf "fs /srv/data" "journal $T/j" "interval 5 s"
 bad "a duration with a space" "$T/conf:3: interval: '5 s'" --config "$T/conf"
 conf "fs /srv/data" "journal $T/j" "interval 5y"

@@ -129,7 +129,8 @@ bad "a corrupt journal" 9 "corrupt"
 t_begin "status of a journal no session has run on"
 run vbjournal --journal "$T/j" status
 expect_rc 0
-expect_out "session: 0 s,"
+expect_line "daemon never started"
+expect_no_out "session:"
 run vbjournal --journal "$T/j" status --json
 expect_rc 0
 expect_out '"session_seconds":0,'
