@@ -1322,6 +1322,13 @@ static int loop_add(const char *path)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.fd = fd;
 	n = ioctl(lfd, LOOP_CONFIGURE, &cfg) ? -errno : n;
+	/*
+	 * Buffered: newer kernels (6.12 here) turn direct I/O on by
+	 * themselves where the backing file allows it, and the loop driver
+	 * then writes it with ->write_iter(), which no hook sees.
+	 */
+	if (n >= 0 && ioctl(lfd, LOOP_SET_DIRECT_IO, 0))
+		n = -errno;
 	close(fd);
 	close(lfd);
 	return n;
