@@ -90,6 +90,24 @@
 #endif
 
 /*
+ * The namespace helpers kernel threads call (vfs_create() and the rest:
+ * hooks.c wraps them), by kernel: 6.1 to 6.14 pass a delegated inode as
+ * struct inode ** (configure/VFS_NS_USERNS and VFS_NS_IDMAP check each
+ * prototype); 7.x
+ * as struct delegated_inode *, with vfs_create() without the directory
+ * and vfs_mkdir() returning the dentry (configure/VFS_NS_DELEG). With
+ * neither, there are no such wrappers: those changes cannot wait.
+ */
+#if defined(VFSB_HAVE_VFS_NS_DELEG)
+#include <linux/filelock.h>
+#define VFSB_NS_WRAPPERS	1
+#define VFSB_DELEG		struct delegated_inode *
+#elif defined(VFSB_HAVE_VFS_NS_USERNS) || defined(VFSB_HAVE_VFS_NS_IDMAP)
+#define VFSB_NS_WRAPPERS	1
+#define VFSB_DELEG		struct inode **
+#endif
+
+/*
  * An inode's dentries, under its i_lock: in d_u.d_alias up to 6.x; 7.x
  * made the union anonymous and named the walk for_each_alias().
  */

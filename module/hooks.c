@@ -247,6 +247,23 @@ static void vfsb_settle_syscall(struct ftrace_regs *fregs,
 	vfsb_settle_call(fregs, req, false);
 }
 
+/*
+ * A namespace or attribute change's hook: a call that cannot be
+ * restarted (a kernel thread: nfsd, ksmbd; an io-wq worker) parks its
+ * wait with the wrapper of the helper it is in, keyed by the dentry the
+ * helper was given (vfs_create() and the rest, below), and fails the
+ * check; the helper then returns before it changes anything.
+ */
+static void vfsb_settle_ns(struct ftrace_regs *fregs,
+			   struct vfsb_intent_req *req, const void *key)
+{
+	if (vfsb_intent_park(key, req, false)) {
+		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_refuse);
+		return;
+	}
+	vfsb_settle_syscall(fregs, req);
+}
+
 /* A change of the data of file over [pos, pos + len). */
 static void vfsb_data_event(struct vfsb_event *ev, struct file *file,
 			    u32 reason, u32 flags, u64 pos, u64 len)
@@ -445,7 +462,7 @@ static noinline void vfsb_create_change(struct ftrace_regs *fregs)
 		return;
 	}
 	vfsb_announce_change(dir->i_sb, &ev, true, &req);
-	vfsb_settle_syscall(fregs, &req);
+	vfsb_settle_ns(fregs, &req, dentry);
 }
 
 static noinline void vfsb_mkdir_change(struct ftrace_regs *fregs)
@@ -459,7 +476,7 @@ static noinline void vfsb_mkdir_change(struct ftrace_regs *fregs)
 	};
 
 	vfsb_announce_change(dir->i_sb, &ev, true, &req);
-	vfsb_settle_syscall(fregs, &req);
+	vfsb_settle_ns(fregs, &req, dentry);
 }
 
 /* link: (old_dentry, dir, new_dentry) */
@@ -475,7 +492,7 @@ static noinline void vfsb_link_change(struct ftrace_regs *fregs)
 	};
 
 	vfsb_announce_change(dir->i_sb, &ev, true, &req);
-	vfsb_settle_syscall(fregs, &req);
+	vfsb_settle_ns(fregs, &req, new);
 }
 
 /* unlink, rmdir: (dir, dentry) */
@@ -490,7 +507,7 @@ static noinline void vfsb_delete_change(struct ftrace_regs *fregs)
 	};
 
 	vfsb_announce_change(dir->i_sb, &ev, true, &req);
-	vfsb_settle_syscall(fregs, &req);
+	vfsb_settle_ns(fregs, &req, dentry);
 }
 
 /*
@@ -547,7 +564,7 @@ static noinline void vfsb_rename_change(struct ftrace_regs *fregs)
 
 		vfsb_announce_change(sb, &wh, true, &req);
 	}
-	vfsb_settle_syscall(fregs, &req);
+	vfsb_settle_ns(fregs, &req, old);
 }
 
 /* setattr: (idmap, dentry, iattr) */
@@ -556,7 +573,7 @@ static noinline void vfsb_setattr_change(struct ftrace_regs *fregs)
 	struct vfsb_intent_req req = { };
 
 	vfsb_announce_dentry(ARG(1), VFSB_R_ATTRIB, ARG(2), &req);
-	vfsb_settle_syscall(fregs, &req);
+	vfsb_settle_ns(fregs, &req, ARG(1));
 }
 
 /* setxattr, removexattr: (idmap, dentry, name, ...) */
@@ -914,6 +931,256 @@ static int notrace vfsb_wrap_fscrypt_ioctl_set_policy(struct file *file,
 	vfsb_call_finish(&c);
 	return ret;
 }
+
+/* ---- namespace changes by kernel threads: their helpers ---- */
+
+#ifdef VFSB_NS_WRAPPERS
+/*
+ * nfsd, ksmbd and io_uring's workers (mkdirat, renameat, unlinkat...)
+ * change names through the exported helpers below, with the directory
+ * locked by their caller (6.1.0-57: fs/nfsd/vfs.c nfsd_create_locked()
+ * under fh_lock_nested(), nfsd_unlink(), nfsd_rename() under
+ * lock_rename(), nfsd_setattr() under fh_lock(); fs/smb/server/vfs.c
+ * ksmbd_vfs_create(), _mkdir(), _remove_file(), _rename(); io_uring's
+ * do_mkdirat() and the like in an io-wq worker). The hook inside each
+ * (security_inode_*()) runs atomically and they have no system call to
+ * restart, so a change that must wait parks its wait here and fails
+ * that check; each helper makes it before it changes anything, and its
+ * failure leaves the caller's dentry and locks as they were (vfs_mkdir()
+ * of 7.x drops the dentry on failure: the wrapper holds a reference of
+ * its own for it). The wrapper waits there, in its caller's locks: the
+ * journal's daemon stores handles, not paths, and touches no directory
+ * of a watched filesystem before it acks (vbjournald's drain()); other
+ * lookups in that directory wait as long as the ack takes. Then the
+ * helper is called again, with what it was given (notify_change()
+ * changes its iattr before its check: it gets the caller's back).
+ *
+ * Only tasks that cannot restart come here, and only where a journal
+ * subscriber watches: a system call restarts instead (intent.c).
+ */
+static bool vfsb_ns_redirect(struct super_block *sb)
+{
+	return (current->flags & VFSB_PF_NO_SYSCALL) && sb &&
+	       vfsb_tracked(sb) && vfsb_sb_has_intent(sb);
+}
+
+/* Whether to call the helper again: a hook parked a wait, and it ended. */
+static bool vfsb_ns_again(struct vfsb_park *park, int *err)
+{
+	*err = 0;
+	if (!vfsb_park_end(park))
+		return false;
+	*err = vfsb_park_wait(park);
+	return !*err;
+}
+
+#define VFSB_NS_CALL(key, call)						\
+({									\
+	struct vfsb_park __park;					\
+	typeof(call) __ret;						\
+	int __err;							\
+									\
+	vfsb_wrapper_enter();						\
+	do {								\
+		vfsb_park_begin(&__park, (key));			\
+		__ret = (call);						\
+	} while (vfsb_ns_again(&__park, &__err));			\
+	vfsb_wrapper_exit();						\
+	__err ? __err : __ret;						\
+})
+
+#ifdef VFSB_HAVE_VFS_NS_DELEG
+static typeof(vfs_create) vfsb_wrap_vfs_create;
+static int notrace vfsb_wrap_vfs_create(struct mnt_idmap *idmap,
+					struct dentry *dentry, umode_t mode,
+					VFSB_DELEG deleg)
+{
+	return VFSB_NS_CALL(dentry, vfs_create(idmap, dentry, mode, deleg));
+}
+
+static bool vfsb_redirect_create(struct ftrace_regs *fregs)
+{
+	return vfsb_ns_redirect(((struct dentry *)ARG(1))->d_sb);
+}
+
+/* A failed vfs_mkdir() drops the dentry: one reference per call. */
+static struct dentry *vfsb_mkdir_once(struct mnt_idmap *idmap,
+				      struct inode *dir, struct dentry *dentry,
+				      umode_t mode, VFSB_DELEG deleg,
+				      struct vfsb_park *park)
+{
+	struct dentry *ret;
+
+	dget(dentry);
+	ret = vfs_mkdir(idmap, dir, dentry, mode, deleg);
+	if (!IS_ERR(ret) || PTR_ERR(ret) != -EAGAIN || !park->req.in)
+		dput(dentry);
+	return ret;
+}
+
+static typeof(vfs_mkdir) vfsb_wrap_vfs_mkdir;
+static struct dentry *notrace vfsb_wrap_vfs_mkdir(struct mnt_idmap *idmap,
+						  struct inode *dir,
+						  struct dentry *dentry,
+						  umode_t mode,
+						  VFSB_DELEG deleg)
+{
+	struct vfsb_park park;
+	struct dentry *ret;
+	int err;
+
+	vfsb_wrapper_enter();
+	do {
+		vfsb_park_begin(&park, dentry);
+		ret = vfsb_mkdir_once(idmap, dir, dentry, mode, deleg, &park);
+	} while (vfsb_ns_again(&park, &err));
+	vfsb_wrapper_exit();
+	if (err) {
+		/* failed, as vfs_mkdir() fails: the dentry goes with it */
+		dput(dentry);
+		return ERR_PTR(err);
+	}
+	return ret;
+}
+
+static typeof(vfs_mknod) vfsb_wrap_vfs_mknod;
+static int notrace vfsb_wrap_vfs_mknod(struct mnt_idmap *idmap,
+				       struct inode *dir, struct dentry *dentry,
+				       umode_t mode, dev_t dev,
+				       VFSB_DELEG deleg)
+{
+	return VFSB_NS_CALL(dentry,
+			    vfs_mknod(idmap, dir, dentry, mode, dev, deleg));
+}
+
+static typeof(vfs_symlink) vfsb_wrap_vfs_symlink;
+static int notrace vfsb_wrap_vfs_symlink(struct mnt_idmap *idmap,
+					 struct inode *dir,
+					 struct dentry *dentry,
+					 const char *name, VFSB_DELEG deleg)
+{
+	return VFSB_NS_CALL(dentry,
+			    vfs_symlink(idmap, dir, dentry, name, deleg));
+}
+
+static typeof(vfs_rmdir) vfsb_wrap_vfs_rmdir;
+static int notrace vfsb_wrap_vfs_rmdir(struct mnt_idmap *idmap,
+				       struct inode *dir, struct dentry *dentry,
+				       VFSB_DELEG deleg)
+{
+	return VFSB_NS_CALL(dentry, vfs_rmdir(idmap, dir, dentry, deleg));
+}
+#else
+static typeof(vfs_create) vfsb_wrap_vfs_create;
+static int notrace vfsb_wrap_vfs_create(VFSB_IDMAP *idmap, struct inode *dir,
+					struct dentry *dentry, umode_t mode,
+					bool excl)
+{
+	return VFSB_NS_CALL(dentry,
+			    vfs_create(idmap, dir, dentry, mode, excl));
+}
+
+static bool vfsb_redirect_create(struct ftrace_regs *fregs)
+{
+	return vfsb_ns_redirect(((struct inode *)ARG(1))->i_sb);
+}
+
+static typeof(vfs_mkdir) vfsb_wrap_vfs_mkdir;
+static int notrace vfsb_wrap_vfs_mkdir(VFSB_IDMAP *idmap, struct inode *dir,
+				       struct dentry *dentry, umode_t mode)
+{
+	return VFSB_NS_CALL(dentry, vfs_mkdir(idmap, dir, dentry, mode));
+}
+
+static typeof(vfs_mknod) vfsb_wrap_vfs_mknod;
+static int notrace vfsb_wrap_vfs_mknod(VFSB_IDMAP *idmap, struct inode *dir,
+				       struct dentry *dentry, umode_t mode,
+				       dev_t dev)
+{
+	return VFSB_NS_CALL(dentry, vfs_mknod(idmap, dir, dentry, mode, dev));
+}
+
+static typeof(vfs_symlink) vfsb_wrap_vfs_symlink;
+static int notrace vfsb_wrap_vfs_symlink(VFSB_IDMAP *idmap, struct inode *dir,
+					 struct dentry *dentry,
+					 const char *name)
+{
+	return VFSB_NS_CALL(dentry, vfs_symlink(idmap, dir, dentry, name));
+}
+
+static typeof(vfs_rmdir) vfsb_wrap_vfs_rmdir;
+static int notrace vfsb_wrap_vfs_rmdir(VFSB_IDMAP *idmap, struct inode *dir,
+				       struct dentry *dentry)
+{
+	return VFSB_NS_CALL(dentry, vfs_rmdir(idmap, dir, dentry));
+}
+#endif
+
+static typeof(vfs_link) vfsb_wrap_vfs_link;
+static int notrace vfsb_wrap_vfs_link(struct dentry *old, VFSB_IDMAP *idmap,
+				      struct inode *dir, struct dentry *new,
+				      VFSB_DELEG deleg)
+{
+	return VFSB_NS_CALL(new, vfs_link(old, idmap, dir, new, deleg));
+}
+
+static typeof(vfs_unlink) vfsb_wrap_vfs_unlink;
+static int notrace vfsb_wrap_vfs_unlink(VFSB_IDMAP *idmap, struct inode *dir,
+					struct dentry *dentry, VFSB_DELEG deleg)
+{
+	return VFSB_NS_CALL(dentry, vfs_unlink(idmap, dir, dentry, deleg));
+}
+
+static typeof(vfs_rename) vfsb_wrap_vfs_rename;
+static int notrace vfsb_wrap_vfs_rename(struct renamedata *rd)
+{
+	return VFSB_NS_CALL(rd->old_dentry, vfs_rename(rd));
+}
+
+/* notify_change() sets the iattr's time and mode bits before its check */
+static int vfsb_notify_change_once(VFSB_IDMAP *idmap, struct dentry *dentry,
+				   struct iattr *attr, VFSB_DELEG deleg,
+				   const struct iattr *orig)
+{
+	*attr = *orig;
+	return notify_change(idmap, dentry, attr, deleg);
+}
+
+static typeof(notify_change) vfsb_wrap_notify_change;
+static int notrace vfsb_wrap_notify_change(VFSB_IDMAP *idmap,
+					   struct dentry *dentry,
+					   struct iattr *attr, VFSB_DELEG deleg)
+{
+	const struct iattr orig = *attr;
+
+	return VFSB_NS_CALL(dentry, vfsb_notify_change_once(idmap, dentry,
+							    attr, deleg,
+							    &orig));
+}
+
+/* (idmap, dir, dentry, ...): mkdir, mknod, symlink, rmdir, unlink */
+static bool vfsb_redirect_ns_dir1(struct ftrace_regs *fregs)
+{
+	return vfsb_ns_redirect(((struct inode *)ARG(1))->i_sb);
+}
+
+/* link: (old_dentry, idmap, dir, new_dentry, ...) */
+static bool vfsb_redirect_ns_dir2(struct ftrace_regs *fregs)
+{
+	return vfsb_ns_redirect(((struct inode *)ARG(2))->i_sb);
+}
+
+static bool vfsb_redirect_rename(struct ftrace_regs *fregs)
+{
+	return vfsb_ns_redirect(((struct renamedata *)ARG(0))->old_dentry->d_sb);
+}
+
+/* notify_change: (idmap, dentry, ...) */
+static bool vfsb_redirect_ns_dentry1(struct ftrace_regs *fregs)
+{
+	return vfsb_ns_redirect(((struct dentry *)ARG(1))->d_sb);
+}
+#endif /* VFSB_NS_WRAPPERS */
 
 /* ---- async writes: from submission to completion ---- */
 
@@ -1321,6 +1588,27 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 	      .optional = true),
 	/* the superblock goes away */
 	ENTRY("generic_shutdown_super", vfsb_on_shutdown, VFSB_COV_NAMESPACE),
+#ifdef VFSB_NS_WRAPPERS
+	/* where kernel threads wait for a namespace change's ack */
+	REDIRECT(vfs_create, vfsb_redirect_create, VFSB_COV_NAMESPACE,
+		 .optional = true),
+	REDIRECT(vfs_mkdir, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
+		 .optional = true),
+	REDIRECT(vfs_mknod, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
+		 .optional = true),
+	REDIRECT(vfs_symlink, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
+		 .optional = true),
+	REDIRECT(vfs_link, vfsb_redirect_ns_dir2, VFSB_COV_NAMESPACE,
+		 .optional = true),
+	REDIRECT(vfs_rmdir, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
+		 .optional = true),
+	REDIRECT(vfs_unlink, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
+		 .optional = true),
+	REDIRECT(vfs_rename, vfsb_redirect_rename, VFSB_COV_NAMESPACE,
+		 .optional = true),
+	REDIRECT(notify_change, vfsb_redirect_ns_dentry1, VFSB_COV_NAMESPACE,
+		 .optional = true),
+#endif
 
 	/* data */
 	ENTRY("rw_verify_area", vfsb_on_rw_verify, VFSB_COV_DATA),

@@ -44,17 +44,6 @@
 #include "intent.h"
 #include "sections.h"
 
-/*
- * Tasks that never return to user space, so have no system call to
- * restart: kernel threads, io_uring's workers, and (6.4+) user workers
- * such as vhost's, whose saved registers say nothing.
- */
-#ifdef PF_USER_WORKER
-#define VFSB_PF_NO_SYSCALL	(PF_KTHREAD | PF_IO_WORKER | PF_USER_WORKER)
-#else
-#define VFSB_PF_NO_SYSCALL	(PF_KTHREAD | PF_IO_WORKER)
-#endif
-
 #define VFSB_ISET_BITS		13
 #define VFSB_ISET_PROBES	8
 

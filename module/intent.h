@@ -7,10 +7,22 @@
 #define VFSB_INTENT_H
 
 #include <linux/list.h>
+#include <linux/sched.h>
 #include <linux/types.h>
 #include <uapi/linux/vfsbarrier.h>
 
 #include "ring.h"
+
+/*
+ * Tasks that never return to user space, so have no system call to
+ * restart: kernel threads, io_uring's workers, and (6.4+) user workers
+ * such as vhost's, whose saved registers say nothing.
+ */
+#ifdef PF_USER_WORKER
+#define VFSB_PF_NO_SYSCALL	(PF_KTHREAD | PF_IO_WORKER | PF_USER_WORKER)
+#else
+#define VFSB_PF_NO_SYSCALL	(PF_KTHREAD | PF_IO_WORKER)
+#endif
 
 struct vfsb_intent;
 struct inode;
