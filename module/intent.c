@@ -31,6 +31,7 @@
 #include <linux/freezer.h>
 #include <linux/hash.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
@@ -44,7 +45,15 @@
 #include "intent.h"
 #include "sections.h"
 
+/*
+ * The epoch's set starts with 2^13 entries and doubles, up to 2^17 (6
+ * MiB), when an entry of the epoch had to be forgotten: a directory the
+ * set forgets waits again at its next change, so a workload that
+ * changes more directories in an epoch than the set holds would make
+ * them wait again and again.
+ */
 #define VFSB_ISET_BITS		13
+#define VFSB_ISET_MAX_BITS	17
 #define VFSB_ISET_PROBES	8
 
 struct vfsb_iset_ent {
@@ -67,6 +76,9 @@ struct vfsb_intent {
 	struct vfsb_ring *ring;		/* NULL once dead */
 	wait_queue_head_t wq;		/* changes waiting for acks */
 	struct vfsb_iset_ent *set;
+	u32 bits;			/* set has 2^bits entries */
+	bool grow;			/* an entry of the epoch was evicted */
+	struct mutex grow_lock;		/* one grower; not under lock */
 };
 
 struct vfsb_intent *vfsb_intent_alloc(const struct vfsb_subscribe *sub,
@@ -82,6 +94,8 @@ struct vfsb_intent *vfsb_intent_alloc(const struct vfsb_subscribe *sub,
 		kfree(in);
 		return ERR_PTR(-ENOMEM);
 	}
+	in->bits = VFSB_ISET_BITS;
+	mutex_init(&in->grow_lock);
 	refcount_set(&in->ref, 1);
 	spin_lock_init(&in->lock);
 	init_waitqueue_head(&in->wq);
@@ -129,6 +143,9 @@ void vfsb_intent_close(struct vfsb_intent *in)
 	vfsb_intent_put(in);
 }
 
+static void vfsb_iset_grow(struct vfsb_intent *in);
+
+/* The subscriber's VFSB_IOC_ACK: process context, may sleep. */
 int vfsb_intent_ack(struct vfsb_intent *in, u64 seq)
 {
 	unsigned long flags;
@@ -142,6 +159,7 @@ int vfsb_intent_ack(struct vfsb_intent *in, u64 seq)
 	spin_unlock_irqrestore(&in->lock, flags);
 	if (!ret)
 		wake_up_all(&in->wq);
+	vfsb_iset_grow(in);
 	return ret;
 }
 
@@ -157,20 +175,27 @@ u64 vfsb_intent_next_epoch(struct vfsb_intent *in)
 	return closed;
 }
 
-static u32 vfsb_ikey_hash(const struct vfsb_ikey *k)
+static u32 vfsb_ikey_hash(const struct vfsb_ikey *k, u32 bits)
 {
 	return hash_64(k->ino ^ ((u64)k->dev << 32) ^ k->gen ^
-		       ((u64)k->kind << 63), VFSB_ISET_BITS);
+		       ((u64)k->kind << 63), bits);
+}
+
+static struct vfsb_iset_ent *vfsb_iset_slot(struct vfsb_iset_ent *set,
+					    u32 bits, u32 h, u32 i)
+{
+	return &set[(h + i) & (BIT(bits) - 1)];
 }
 
 /* The live entry of k, or NULL; under in->lock. */
 static struct vfsb_iset_ent *vfsb_iset_find(struct vfsb_intent *in,
 					    const struct vfsb_ikey *k)
 {
-	u32 h = vfsb_ikey_hash(k), i;
+	u32 h = vfsb_ikey_hash(k, in->bits), i;
 
 	for (i = 0; i < VFSB_ISET_PROBES; i++) {
-		struct vfsb_iset_ent *e = &in->set[(h + i) & (BIT(VFSB_ISET_BITS) - 1)];
+		struct vfsb_iset_ent *e = vfsb_iset_slot(in->set, in->bits,
+							 h, i);
 
 		if (e->epoch == in->epoch && !memcmp(&e->key, k, sizeof(*k)))
 			return e;
@@ -178,26 +203,72 @@ static struct vfsb_iset_ent *vfsb_iset_find(struct vfsb_intent *in,
 	return NULL;
 }
 
-/* A slot for k: a free one, else the oldest of its window; under lock. */
-static void vfsb_iset_insert(struct vfsb_intent *in, const struct vfsb_ikey *k,
-			     u64 seq)
+/*
+ * A slot for k in set: a free one, else the oldest of its window. Whether
+ * an entry of epoch had to go.
+ */
+static bool vfsb_iset_place(struct vfsb_iset_ent *set, u32 bits, u64 epoch,
+			    const struct vfsb_iset_ent *ent)
 {
 	struct vfsb_iset_ent *e, *slot = NULL;
-	u32 h = vfsb_ikey_hash(k), i;
+	u32 h = vfsb_ikey_hash(&ent->key, bits), i;
 
 	for (i = 0; i < VFSB_ISET_PROBES; i++) {
-		e = &in->set[(h + i) & (BIT(VFSB_ISET_BITS) - 1)];
-		if (e->epoch != in->epoch) {
-			slot = e;
-			break;
+		e = vfsb_iset_slot(set, bits, h, i);
+		if (e->epoch != epoch) {
+			*e = *ent;
+			return false;
 		}
 		if (!slot || e->seq < slot->seq)
 			slot = e;
 	}
-	slot->key = *k;
-	slot->seq = seq;
-	slot->epoch = in->epoch;
-	slot->born = jiffies;
+	*slot = *ent;
+	return true;
+}
+
+/* Under in->lock. */
+static void vfsb_iset_insert(struct vfsb_intent *in, const struct vfsb_ikey *k,
+			     u64 seq)
+{
+	struct vfsb_iset_ent ent = {
+		.key = *k, .seq = seq, .epoch = in->epoch, .born = jiffies,
+	};
+
+	if (vfsb_iset_place(in->set, in->bits, in->epoch, &ent) &&
+	    in->bits < VFSB_ISET_MAX_BITS)
+		in->grow = true;
+}
+
+/*
+ * Doubles the set when it had to forget an entry of the epoch: in the
+ * subscriber's ACK, which may sleep (the set's writers may not). The
+ * epoch's entries move over under the lock; older ones are dropped.
+ */
+static void vfsb_iset_grow(struct vfsb_intent *in)
+{
+	struct vfsb_iset_ent *set, *old;
+	unsigned long flags;
+	u32 bits, i;
+
+	if (!READ_ONCE(in->grow) || !mutex_trylock(&in->grow_lock))
+		return;
+	bits = READ_ONCE(in->bits) + 1;
+	set = kvcalloc(BIT(bits), sizeof(*set), GFP_KERNEL_ACCOUNT);
+	if (!set) {
+		mutex_unlock(&in->grow_lock);
+		return;
+	}
+	spin_lock_irqsave(&in->lock, flags);
+	old = in->set;
+	for (i = 0; i < BIT(in->bits); i++)
+		if (old[i].epoch == in->epoch)
+			vfsb_iset_place(set, bits, in->epoch, &old[i]);
+	in->set = set;
+	in->bits = bits;
+	in->grow = false;
+	spin_unlock_irqrestore(&in->lock, flags);
+	mutex_unlock(&in->grow_lock);
+	kvfree(old);
 }
 
 static void vfsb_req_add(struct vfsb_intent_req *req, struct vfsb_intent *in,

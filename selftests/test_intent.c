@@ -1620,6 +1620,106 @@ TEST(io_uring_namespace_changes_wait_with_refuse_unwaited)
 	uring_ns_waits(_metadata, VFSB_SUB_REFUSE_UNWAITED);
 }
 
+/*
+ * MANY_DIRS directories, more than the intent set first holds (8192
+ * entries), each changed in PASSES passes of one epoch by a child: a
+ * file p<pass>_<i> created in d<i>.
+ */
+#define MANY_DIRS	9000
+#define PASSES		3
+
+static int op_many_dirs(const char *path, int ctl, int res)
+{
+	char name[128];
+	int pass, i, fd;
+
+	for (pass = 0; pass < PASSES; pass++) {
+		for (i = 0; i < MANY_DIRS; i++) {
+			snprintf(name, sizeof(name), "%s/d%d/p%d_%d", path, i,
+				 pass, i);
+			fd = open(name, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+			if (fd < 0)
+				return -errno;
+			close(fd);
+		}
+	}
+	return 0;
+}
+
+FIXTURE(many) {
+	int dev;
+};
+
+FIXTURE_SETUP(many)
+{
+	char name[64];
+	int i;
+
+	ASSERT_EQ(0, setup(&self->dev, 0, LONG_MS));
+	ASSERT_EQ(0, mkdir(DIR_T "/m", 0755));
+	for (i = 0; i < MANY_DIRS; i++) {
+		snprintf(name, sizeof(name), DIR_T "/m/d%d", i);
+		ASSERT_EQ(0, mkdir(name, 0755));	/* ours: no intent */
+	}
+}
+
+FIXTURE_TEARDOWN(many)
+{
+	close(self->dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * A workload that changes many distinct directories in one epoch must
+ * not make one directory wait more than twice (issue 25): the set of
+ * the epoch's acked directories is a cache, and a directory it forgot
+ * waits again. Each intent is acked as it comes; counted per directory.
+ */
+TEST_F_TIMEOUT(many, many_directories_wait_once_each, 600)
+{
+	static struct rec_batch b;
+	static unsigned char waits[MANY_DIRS];
+	struct pollfd p = { .fd = self->dev, .events = POLLIN };
+	struct child ch;
+	int res, i, pass, idx, most = 0, total = 0;
+	bool done = false;
+	char nb[256];
+
+	ASSERT_EQ(0, child_start(&ch, op_many_dirs, DIR_T "/m"));
+	while (!done) {
+		__u64 last = 0;
+
+		poll(&p, 1, 50);
+		ASSERT_EQ(0, rec_drain(self->dev, &b));
+		for (i = 0; i < b.n; i++) {
+			struct vfsb_record *r = b.rec[i];
+
+			if (r->type != VFSB_REC_CHANGE ||
+			    !(r->flags & VFSB_RECF_INTENT))
+				continue;
+			last = r->seq;
+			if (sscanf(vfsb_rec_name(r, nb, sizeof(nb)), "p%d_%d",
+				   &pass, &idx) != 2 || idx < 0 ||
+			    idx >= MANY_DIRS)
+				continue;
+			waits[idx]++;
+			total++;
+		}
+		if (last)
+			ASSERT_EQ(0, vfsb_ack(self->dev, last));
+		done = !b.n && !child_result(&ch, 0, &res);
+	}
+	child_end(&ch);
+	EXPECT_EQ(0, res);
+	for (i = 0; i < MANY_DIRS; i++)
+		if (waits[i] > most)
+			most = waits[i];
+	TH_LOG("%d intents for %d directories, at most %d for one", total,
+	       MANY_DIRS, most);
+	EXPECT_LE(most, 2);
+	EXPECT_LE(total, MANY_DIRS + MANY_DIRS / 10);
+}
+
 /* Fail-open: no ack in time, the write goes on, and a RESCAN says so. */
 TEST(timeout_fail_open_rescans)
 {
