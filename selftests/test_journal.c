@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -27,6 +28,7 @@
 #include "vfsb.h"
 #include "hold_calls.h"
 #include "modparam.h"
+#include "svcmgr.h"
 #include "testfs.h"
 #include "kselftest_harness.h"
 
@@ -39,6 +41,9 @@
 
 /* The filesystem the daemon watches. */
 static const char *watched = DIR_W;
+
+/* The service manager daemon_start() starts it under (NULL: none). */
+static struct svcmgr *mgr;
 
 /* A tool next to this test (the guest's bin directory). */
 static const char *tool(const char *name)
@@ -139,6 +144,10 @@ static int daemon_start(struct daemon *d, const char *journal,
 		if (err >= 0)
 			dup2(err, 2);
 		dup2(p[1], 1);
+		/* a test that fails half-way leaves no daemon behind */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (mgr)
+			svcmgr_child(mgr, true);
 		execv(tool("vbjournald"), argv);
 		_exit(127);
 	}
@@ -1059,6 +1068,153 @@ TEST(notify_ready_status_watchdog)
 	EXPECT_EQ(0, notified(sock, "STOPPING=1", msg, sizeof(msg)));
 	close(sock);
 	unlink(NOTIFY);
+	teardown();
+}
+
+#define SVCMGR	"/tmp/jn-svcmgr"
+#define NDIRS	64
+
+/* Writes a file in each of dirs [from, to) of DIR_W/rN. */
+static int write_dirs(int from, int to)
+{
+	char path[64];
+	int i;
+
+	for (i = from; i < to; i++) {
+		snprintf(path, sizeof(path), DIR_W "/r%d/f", i);
+		if (put_file(path, "x"))
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * Stops the daemon (SIGTERM) while a writer is half-way through NDIRS
+ * directories and starts it again: the writer's second half begins
+ * while no daemon runs (its first intent waits), and ends under the
+ * new one. c0 gets the cursor taken before.
+ */
+static void restart_under_writes(struct __test_metadata *_metadata,
+				 struct svcmgr *m, char *c0, size_t sz)
+{
+	struct daemon d;
+	int half[2], go[2], status, i;
+	char path[64], c;
+	pid_t w;
+
+	for (i = 0; i < NDIRS; i++) {
+		snprintf(path, sizeof(path), DIR_W "/r%d", i);
+		ASSERT_EQ(0, mkdir(path, 0755));
+	}
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, svcmgr_wait_ready(m, 0, 20000));
+	ASSERT_EQ(0, checkpoint(c0, sz));
+	ASSERT_EQ(0, pipe(half));
+	ASSERT_EQ(0, pipe(go));
+	w = fork();
+	ASSERT_LE(0, w);
+	if (!w) {
+		if (write_dirs(0, NDIRS / 2) || write(half[1], "h", 1) != 1 ||
+		    read(go[0], &c, 1) != 1)
+			_exit(1);
+		_exit(write_dirs(NDIRS / 2, NDIRS) ? 2 : 0);
+	}
+	ASSERT_EQ(1, read(half[0], &c, 1));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, svcmgr_wait_ready(m, 1, 20000));
+	ASSERT_EQ(w, waitpid(w, &status, 0));
+	EXPECT_EQ(0, status);
+	ASSERT_EQ(0, vbjournal("checkpoint", NULL));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	close(half[0]);
+	close(half[1]);
+	close(go[0]);
+	close(go[1]);
+}
+
+/*
+ * A restart through the service manager's fd store (vbjournald.service:
+ * FileDescriptorStoreMax=1) keeps the subscription: the changes made
+ * while no daemon ran waited for the new one's acks, each is named,
+ * and there is no daemon_stopped gap.
+ */
+TEST(restart_through_the_fd_store_leaves_no_gap)
+{
+	struct svcmgr m;
+	char c0[64], path[64];
+	int i;
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, svcmgr_start(&m, SVCMGR, true));
+	mgr = &m;
+	restart_under_writes(_metadata, &m, c0, sizeof(c0));
+	EXPECT_LE(0, svcmgr_stored(&m));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	TH_LOG("after a restart through the fd store:\n%s", out);
+	for (i = 0; i < NDIRS; i++) {
+		snprintf(path, sizeof(path), DIR_W "/r%d", i);
+		EXPECT_TRUE(listed(path));
+	}
+	EXPECT_EQ(NULL, strstr(out, "rescan fs"));
+	mgr = NULL;
+	svcmgr_stop(&m);
+	teardown();
+}
+
+/* Without the fd store (FileDescriptorStoreMax=0) a restart is a gap. */
+TEST(restart_without_the_fd_store_is_a_gap)
+{
+	struct svcmgr m;
+	char c0[64];
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, svcmgr_start(&m, SVCMGR, false));
+	mgr = &m;
+	restart_under_writes(_metadata, &m, c0, sizeof(c0));
+	EXPECT_EQ(-1, svcmgr_stored(&m));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	EXPECT_NE(NULL, strstr(out, "rescan fs " DIR_W " (daemon_stopped)"));
+	mgr = NULL;
+	svcmgr_stop(&m);
+	teardown();
+}
+
+/*
+ * A daemon that died may have read records it never stored: the stored
+ * subscription is not resumed but removed from the store, the new
+ * daemon subscribes anew, and the time between is a gap.
+ */
+TEST(died_daemon_stored_subscription_is_dropped)
+{
+	struct svcmgr m;
+	struct daemon d;
+	char c0[64];
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, svcmgr_start(&m, SVCMGR, true));
+	mgr = &m;
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, svcmgr_wait_ready(&m, 0, 20000));
+	ASSERT_LE(0, svcmgr_stored(&m));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	ASSERT_EQ(0, mkdir(DIR_W "/a/b/k", 0755));
+	EXPECT_EQ(128 + SIGKILL, daemon_stop(&d, SIGKILL));
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, svcmgr_wait_ready(&m, 1, 20000));
+	EXPECT_EQ(1, m.removes);
+	/* the new subscription is in the store */
+	EXPECT_LE(0, svcmgr_stored(&m));
+	ASSERT_EQ(0, mkdir(DIR_W "/c/n", 0755));
+	ASSERT_EQ(0, vbjournal("checkpoint", NULL));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	EXPECT_TRUE(listed(DIR_W "/a/b"));
+	EXPECT_TRUE(listed(DIR_W "/c"));
+	EXPECT_NE(NULL, strstr(out, "rescan fs " DIR_W " (daemon_died)"));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	mgr = NULL;
+	svcmgr_stop(&m);
 	teardown();
 }
 
