@@ -1071,6 +1071,101 @@ TEST(notify_ready_status_watchdog)
 	teardown();
 }
 
+#define DIR_F	"/tmp/jn-f"	/* a watched btrfs or XFS */
+#define BOOT_ID	"/proc/sys/kernel/random/boot_id"
+
+/*
+ * What a reboot is to the daemon, without one: another boot id (a file
+ * bound over BOOT_ID) and the filesystem unmounted and mounted again.
+ */
+static int new_boot(const char *dev, const char *type, int n)
+{
+	char path[64], id[64];
+
+	umount2(BOOT_ID, MNT_DETACH);
+	if (umount(DIR_F))
+		return -errno;
+	snprintf(path, sizeof(path), "/tmp/jn-boot%d", n);
+	snprintf(id, sizeof(id), "00000000-0000-4000-8000-%012d\n", n);
+	if (put_file(path, id) || mount(path, BOOT_ID, NULL, MS_BIND, NULL))
+		return -errno;
+	return mount(dev, DIR_F, type, 0, NULL) ? -errno : 0;
+}
+
+/*
+ * A boot with no daemon in it between two with one: on btrfs and XFS,
+ * which count no mounts, the write it made is a gap, told by the
+ * filesystem's counter (boots.c); a reboot with no such boot between is
+ * none.
+ */
+static void unsupervised_boot(struct __test_metadata *_metadata,
+			      const char *env, const char *type,
+			      int (*mnt)(const char *), const char *counter)
+{
+	const char *dev = getenv(env);
+	struct daemon d;
+	char c0[64], c1[64], want[128];
+	bool measured;
+
+	if (!dev || mnt(DIR_F))
+		SKIP(return, "no %s scratch device", type);
+	ASSERT_EQ(0, mount_tmpfs(DIR_J));
+	watched = DIR_F;
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	ASSERT_EQ(0, put_file(DIR_F "/f", "1"));
+	ASSERT_EQ(0, vbjournal("checkpoint", NULL));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+
+	/* a reboot, the daemon in both boots */
+	ASSERT_EQ(0, new_boot(dev, type, 1));
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	TH_LOG("%s, after a reboot:\n%s", type, out);
+	EXPECT_TRUE(listed(DIR_F));
+	/* a kernel whose counter was not measured: a gap each boot */
+	measured = !strstr(out, "not measured on");
+	if (measured)
+		EXPECT_EQ(NULL, strstr(out, "rescan fs"));
+	ASSERT_EQ(0, checkpoint(c1, sizeof(c1)));
+	ASSERT_EQ(0, put_file(DIR_F "/g", "2"));
+	ASSERT_EQ(0, vbjournal("checkpoint", NULL));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+
+	/* a boot without the daemon, which writes */
+	ASSERT_EQ(0, new_boot(dev, type, 2));
+	ASSERT_EQ(0, put_file(DIR_F "/h", "3"));
+	ASSERT_EQ(0, new_boot(dev, type, 3));
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c1, NULL));
+	TH_LOG("%s, after a boot without the daemon:\n%s", type, out);
+	if (measured)
+		snprintf(want, sizeof(want), "rescan fs " DIR_F
+			 " (mounted_unsupervised: %s %s ", type, counter);
+	else
+		snprintf(want, sizeof(want), "rescan fs " DIR_F
+			 " (unsupervised_boot: %s's counter not measured",
+			 type);
+	EXPECT_NE(NULL, strstr(out, want));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	watched = DIR_W;
+	umount2(BOOT_ID, MNT_DETACH);
+	umount2(DIR_F, MNT_DETACH);
+	umount2(DIR_J, MNT_DETACH);
+}
+
+TEST(unsupervised_boot_is_a_gap_on_btrfs)
+{
+	unsupervised_boot(_metadata, "VFSB_SCRATCH_DEV2", "btrfs",
+			  mount_btrfs, "generation");
+}
+
+TEST(unsupervised_boot_is_a_gap_on_xfs)
+{
+	unsupervised_boot(_metadata, "VFSB_SCRATCH_DEV3", "xfs", mount_xfs,
+			  "log head");
+}
+
 #define SVCMGR	"/tmp/jn-svcmgr"
 #define NDIRS	64
 

@@ -37,6 +37,7 @@
 #include <sys/un.h>
 
 #include "cli.h"
+#include "boots.h"
 #include "config.h"
 #include "fdstore.h"
 #include "lock.h"
@@ -242,6 +243,10 @@ static int note_mounts(struct daemon *d)
 		struct fs *f = &d->fs[i];
 		int now = f->mounts < 0 ? -1 : ext4_mount_count(f->fd);
 
+		/* btrfs's, XFS's counters (boots.h) */
+		ret = vbjd_boots_note(&d->st, f->fd, f->id);
+		if (ret)
+			break;
 		if (now < 0 || now == f->mounts)
 			continue;
 		f->mounts = now;
@@ -297,8 +302,10 @@ static int coverage_gaps(struct daemon *d, int64_t epoch)
  * The first session of a journal has everything before it as a gap.
  * Across a reboot the service runs before the filesystems are written
  * (vbjournald.service); an ext4 mounted read-write meanwhile elsewhere
- * is caught by its mount count (check_mounts()), another filesystem's
- * is not.
+ * is caught by its mount count (check_mounts()), a btrfs or XFS by its
+ * generation or log head, another filesystem by the new boot itself
+ * (boots.h). A subscription resumed from the fd store (fdstore.h) went
+ * on meanwhile: no gap, and its open epoch stays open.
  */
 static int recover(struct daemon *d, const char *boot)
 {
@@ -336,6 +343,16 @@ static int recover(struct daemon *d, const char *boot)
 		unsupervised = check_mounts(d, !first &&
 					    !strcmp(prev_boot, boot));
 		ret = unsupervised < 0 ? unsupervised : 0;
+	}
+	/* a boot between that no session saw (boots.h) */
+	for (i = 0; !ret && !first && strcmp(prev_boot, boot) && i < d->nfs;
+	     i++) {
+		int g = vbjd_boots_check(&d->st, d->fs[i].fd, d->fs[i].id,
+					 d->fs[i].path, clean[0] == '1',
+					 d->base);
+
+		ret = g < 0 ? g : 0;
+		unsupervised += g > 0;
 	}
 	if (!d->resumed && (why || unsupervised > 0)) {
 		for (i = 0; why && !ret && i < d->nfs; i++)
