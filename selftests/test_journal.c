@@ -1154,6 +1154,34 @@ static void unsupervised_boot(struct __test_metadata *_metadata,
 	umount2(DIR_J, MNT_DETACH);
 }
 
+/*
+ * A tmpfs does not outlive a boot: the next boot's is empty, what the
+ * last one held gone without a record. A gap, not a silent answer.
+ */
+TEST(tmpfs_after_a_boot_is_a_gap)
+{
+	struct daemon d;
+	char c0[64];
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	/* the reboot: another boot id, a new, empty tmpfs */
+	ASSERT_EQ(0, put_file("/tmp/jn-boot9", "00000000-0000-4000-8000-000000000009\n"));
+	ASSERT_EQ(0, mount("/tmp/jn-boot9", BOOT_ID, NULL, MS_BIND, NULL));
+	ASSERT_EQ(0, umount2(DIR_W, MNT_DETACH));
+	ASSERT_EQ(0, mount_tmpfs(DIR_W));
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	TH_LOG("a tmpfs after a boot:\n%s", out);
+	EXPECT_NE(NULL, strstr(out, "rescan fs " DIR_W " (unsupervised_boot: "
+			       "tmpfs does not outlive a boot)"));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	umount2(BOOT_ID, MNT_DETACH);
+	teardown();
+}
+
 TEST(unsupervised_boot_is_a_gap_on_btrfs)
 {
 	unsupervised_boot(_metadata, "VFSB_SCRATCH_DEV2", "btrfs",

@@ -33,7 +33,9 @@
  * A crash leaves no count to expect (the filesystem commits on its own
  * after the last checkpoint): a boot after a session that did not stop
  * cleanly is a gap on these filesystems, and on any other that outlives
- * a boot. tmpfs and ramfs do not outlive one.
+ * a boot. tmpfs and ramfs do not outlive one: a new boot is a new,
+ * empty filesystem, every name the last one had gone without a record,
+ * so a gap too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -97,7 +99,10 @@ static enum kind kind_of(int fd, char *name, size_t sz)
 		return K_NONE;
 	switch ((unsigned long)s.f_type) {
 	case TMPFS_MAGIC:
+		snprintf(name, sz, "tmpfs");
+		return K_VOLATILE;
 	case RAMFS_MAGIC:
+		snprintf(name, sz, "ramfs");
 		return K_VOLATILE;
 	case EXT4_SUPER_MAGIC:	/* ext2 and ext3 too */
 		return K_EXT;
@@ -251,11 +256,14 @@ int vbjd_boots_check(struct vbj_store *st, int fd, int64_t fsid,
 	enum kind k = kind_of(fd, name, sizeof(name));
 	int ret, have;
 
-	if (k == K_VOLATILE || k == K_EXT)
+	if (k == K_EXT)
 		return 0;
 	have = counter(fd, k, &now, &next) == 0;
 	key_of(key, sizeof(key), fsid);
-	if (!have)
+	if (k == K_VOLATILE)
+		snprintf(why, sizeof(why), "unsupervised_boot: %s does not "
+			 "outlive a boot", name);
+	else if (!have)
 		snprintf(why, sizeof(why), "unsupervised_boot: no write "
 			 "counter on %s", name);
 	else if (!prev_clean)

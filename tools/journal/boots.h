@@ -6,8 +6,9 @@
  * writes unjournaled. ext2/3/4 count their read-write mounts
  * (vbjournald.c, check_mounts()); btrfs and XFS have counters that move
  * with every transaction, read here, with what a clean unmount and mount
- * add to them as measured (boots.c); any other filesystem that outlives
- * a boot gets a gap for every boot after the daemon's last.
+ * add to them as measured (boots.c); any other filesystem (tmpfs, which
+ * a boot empties, included) gets a gap for every boot after the
+ * daemon's last.
  */
 #ifndef VBJD_BOOTS_H
 #define VBJD_BOOTS_H
