@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -27,6 +28,7 @@
 #include "vfsb.h"
 #include "hold_calls.h"
 #include "modparam.h"
+#include "svcmgr.h"
 #include "testfs.h"
 #include "kselftest_harness.h"
 
@@ -39,6 +41,9 @@
 
 /* The filesystem the daemon watches. */
 static const char *watched = DIR_W;
+
+/* The service manager daemon_start() starts it under (NULL: none). */
+static struct svcmgr *mgr;
 
 /* A tool next to this test (the guest's bin directory). */
 static const char *tool(const char *name)
@@ -139,6 +144,10 @@ static int daemon_start(struct daemon *d, const char *journal,
 		if (err >= 0)
 			dup2(err, 2);
 		dup2(p[1], 1);
+		/* a test that fails half-way leaves no daemon behind */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (mgr)
+			svcmgr_child(mgr, true);
 		execv(tool("vbjournald"), argv);
 		_exit(127);
 	}
@@ -1059,6 +1068,276 @@ TEST(notify_ready_status_watchdog)
 	EXPECT_EQ(0, notified(sock, "STOPPING=1", msg, sizeof(msg)));
 	close(sock);
 	unlink(NOTIFY);
+	teardown();
+}
+
+#define DIR_F	"/tmp/jn-f"	/* a watched btrfs or XFS */
+#define BOOT_ID	"/proc/sys/kernel/random/boot_id"
+
+/*
+ * What a reboot is to the daemon, without one: another boot id (a file
+ * bound over BOOT_ID) and the filesystem unmounted and mounted again.
+ */
+static int new_boot(const char *dev, const char *type, int n)
+{
+	char path[64], id[64];
+
+	umount2(BOOT_ID, MNT_DETACH);
+	if (umount(DIR_F))
+		return -errno;
+	snprintf(path, sizeof(path), "/tmp/jn-boot%d", n);
+	snprintf(id, sizeof(id), "00000000-0000-4000-8000-%012d\n", n);
+	if (put_file(path, id) || mount(path, BOOT_ID, NULL, MS_BIND, NULL))
+		return -errno;
+	return mount(dev, DIR_F, type, 0, NULL) ? -errno : 0;
+}
+
+/*
+ * A boot with no daemon in it between two with one: on btrfs and XFS,
+ * which count no mounts, the write it made is a gap, told by the
+ * filesystem's counter (boots.c); a reboot with no such boot between is
+ * none.
+ */
+static void unsupervised_boot(struct __test_metadata *_metadata,
+			      const char *env, const char *type,
+			      int (*mnt)(const char *), const char *counter)
+{
+	const char *dev = getenv(env);
+	struct daemon d;
+	char c0[64], c1[64], want[128];
+	bool measured;
+
+	if (!dev || mnt(DIR_F))
+		SKIP(return, "no %s scratch device", type);
+	ASSERT_EQ(0, mount_tmpfs(DIR_J));
+	watched = DIR_F;
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	ASSERT_EQ(0, put_file(DIR_F "/f", "1"));
+	ASSERT_EQ(0, vbjournal("checkpoint", NULL));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+
+	/* a reboot, the daemon in both boots */
+	ASSERT_EQ(0, new_boot(dev, type, 1));
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	TH_LOG("%s, after a reboot:\n%s", type, out);
+	EXPECT_TRUE(listed(DIR_F));
+	/* a kernel whose counter was not measured: a gap each boot */
+	measured = !strstr(out, "not measured on");
+	if (measured)
+		EXPECT_EQ(NULL, strstr(out, "rescan fs"));
+	ASSERT_EQ(0, checkpoint(c1, sizeof(c1)));
+	ASSERT_EQ(0, put_file(DIR_F "/g", "2"));
+	ASSERT_EQ(0, vbjournal("checkpoint", NULL));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+
+	/* a boot without the daemon, which writes */
+	ASSERT_EQ(0, new_boot(dev, type, 2));
+	ASSERT_EQ(0, put_file(DIR_F "/h", "3"));
+	ASSERT_EQ(0, new_boot(dev, type, 3));
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c1, NULL));
+	TH_LOG("%s, after a boot without the daemon:\n%s", type, out);
+	if (measured)
+		snprintf(want, sizeof(want), "rescan fs " DIR_F
+			 " (mounted_unsupervised: %s %s ", type, counter);
+	else
+		snprintf(want, sizeof(want), "rescan fs " DIR_F
+			 " (unsupervised_boot: %s's counter not measured",
+			 type);
+	EXPECT_NE(NULL, strstr(out, want));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	watched = DIR_W;
+	umount2(BOOT_ID, MNT_DETACH);
+	umount2(DIR_F, MNT_DETACH);
+	umount2(DIR_J, MNT_DETACH);
+}
+
+/*
+ * A tmpfs does not outlive a boot: the next boot's is empty, what the
+ * last one held gone without a record. A gap, not a silent answer.
+ */
+TEST(tmpfs_after_a_boot_is_a_gap)
+{
+	struct daemon d;
+	char c0[64];
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	/* the reboot: another boot id, a new, empty tmpfs */
+	ASSERT_EQ(0, put_file("/tmp/jn-boot9", "00000000-0000-4000-8000-000000000009\n"));
+	ASSERT_EQ(0, mount("/tmp/jn-boot9", BOOT_ID, NULL, MS_BIND, NULL));
+	ASSERT_EQ(0, umount2(DIR_W, MNT_DETACH));
+	ASSERT_EQ(0, mount_tmpfs(DIR_W));
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	TH_LOG("a tmpfs after a boot:\n%s", out);
+	EXPECT_NE(NULL, strstr(out, "rescan fs " DIR_W " (unsupervised_boot: "
+			       "tmpfs does not outlive a boot)"));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	umount2(BOOT_ID, MNT_DETACH);
+	teardown();
+}
+
+TEST(unsupervised_boot_is_a_gap_on_btrfs)
+{
+	unsupervised_boot(_metadata, "VFSB_SCRATCH_DEV2", "btrfs",
+			  mount_btrfs, "generation");
+}
+
+TEST(unsupervised_boot_is_a_gap_on_xfs)
+{
+	unsupervised_boot(_metadata, "VFSB_SCRATCH_DEV3", "xfs", mount_xfs,
+			  "log head");
+}
+
+#define SVCMGR	"/tmp/jn-svcmgr"
+#define NDIRS	64
+
+/* Writes a file in each of dirs [from, to) of DIR_W/rN. */
+static int write_dirs(int from, int to)
+{
+	char path[64];
+	int i;
+
+	for (i = from; i < to; i++) {
+		snprintf(path, sizeof(path), DIR_W "/r%d/f", i);
+		if (put_file(path, "x"))
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * Stops the daemon (SIGTERM) while a writer is half-way through NDIRS
+ * directories and starts it again: the writer's second half begins
+ * while no daemon runs (its first intent waits), and ends under the
+ * new one. c0 gets the cursor taken before.
+ */
+static void restart_under_writes(struct __test_metadata *_metadata,
+				 struct svcmgr *m, char *c0, size_t sz)
+{
+	struct daemon d;
+	int half[2], go[2], status, i;
+	char path[64], c;
+	pid_t w;
+
+	for (i = 0; i < NDIRS; i++) {
+		snprintf(path, sizeof(path), DIR_W "/r%d", i);
+		ASSERT_EQ(0, mkdir(path, 0755));
+	}
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, svcmgr_wait_ready(m, 0, 20000));
+	ASSERT_EQ(0, checkpoint(c0, sz));
+	ASSERT_EQ(0, pipe(half));
+	ASSERT_EQ(0, pipe(go));
+	w = fork();
+	ASSERT_LE(0, w);
+	if (!w) {
+		if (write_dirs(0, NDIRS / 2) || write(half[1], "h", 1) != 1 ||
+		    read(go[0], &c, 1) != 1)
+			_exit(1);
+		_exit(write_dirs(NDIRS / 2, NDIRS) ? 2 : 0);
+	}
+	ASSERT_EQ(1, read(half[0], &c, 1));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, svcmgr_wait_ready(m, 1, 20000));
+	ASSERT_EQ(w, waitpid(w, &status, 0));
+	EXPECT_EQ(0, status);
+	ASSERT_EQ(0, vbjournal("checkpoint", NULL));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	close(half[0]);
+	close(half[1]);
+	close(go[0]);
+	close(go[1]);
+}
+
+/*
+ * A restart through the service manager's fd store (vbjournald.service:
+ * FileDescriptorStoreMax=1) keeps the subscription: the changes made
+ * while no daemon ran waited for the new one's acks, each is named,
+ * and there is no daemon_stopped gap.
+ */
+TEST(restart_through_the_fd_store_leaves_no_gap)
+{
+	struct svcmgr m;
+	char c0[64], path[64];
+	int i;
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, svcmgr_start(&m, SVCMGR, true));
+	mgr = &m;
+	restart_under_writes(_metadata, &m, c0, sizeof(c0));
+	EXPECT_LE(0, svcmgr_stored(&m));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	TH_LOG("after a restart through the fd store:\n%s", out);
+	for (i = 0; i < NDIRS; i++) {
+		snprintf(path, sizeof(path), DIR_W "/r%d", i);
+		EXPECT_TRUE(listed(path));
+	}
+	EXPECT_EQ(NULL, strstr(out, "rescan fs"));
+	mgr = NULL;
+	svcmgr_stop(&m);
+	teardown();
+}
+
+/* Without the fd store (FileDescriptorStoreMax=0) a restart is a gap. */
+TEST(restart_without_the_fd_store_is_a_gap)
+{
+	struct svcmgr m;
+	char c0[64];
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, svcmgr_start(&m, SVCMGR, false));
+	mgr = &m;
+	restart_under_writes(_metadata, &m, c0, sizeof(c0));
+	EXPECT_EQ(-1, svcmgr_stored(&m));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	EXPECT_NE(NULL, strstr(out, "rescan fs " DIR_W " (daemon_stopped)"));
+	mgr = NULL;
+	svcmgr_stop(&m);
+	teardown();
+}
+
+/*
+ * A daemon that died may have read records it never stored: the stored
+ * subscription is not resumed but removed from the store, the new
+ * daemon subscribes anew, and the time between is a gap.
+ */
+TEST(died_daemon_stored_subscription_is_dropped)
+{
+	struct svcmgr m;
+	struct daemon d;
+	char c0[64];
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, svcmgr_start(&m, SVCMGR, true));
+	mgr = &m;
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, svcmgr_wait_ready(&m, 0, 20000));
+	ASSERT_LE(0, svcmgr_stored(&m));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	ASSERT_EQ(0, mkdir(DIR_W "/a/b/k", 0755));
+	EXPECT_EQ(128 + SIGKILL, daemon_stop(&d, SIGKILL));
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, svcmgr_wait_ready(&m, 1, 20000));
+	EXPECT_EQ(1, m.removes);
+	/* the new subscription is in the store */
+	EXPECT_LE(0, svcmgr_stored(&m));
+	ASSERT_EQ(0, mkdir(DIR_W "/c/n", 0755));
+	ASSERT_EQ(0, vbjournal("checkpoint", NULL));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	EXPECT_TRUE(listed(DIR_W "/a/b"));
+	EXPECT_TRUE(listed(DIR_W "/c"));
+	EXPECT_NE(NULL, strstr(out, "rescan fs " DIR_W " (daemon_died)"));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	mgr = NULL;
+	svcmgr_stop(&m);
 	teardown();
 }
 

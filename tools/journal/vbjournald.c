@@ -37,7 +37,9 @@
 #include <sys/un.h>
 
 #include "cli.h"
+#include "boots.h"
 #include "config.h"
+#include "fdstore.h"
 #include "lock.h"
 #include "log.h"
 #include "namer.h"
@@ -56,6 +58,7 @@ struct fs {
 	__u32 dev;		/* the ABI's encoding */
 	int64_t id;		/* the journal's */
 	int mounts;		/* ext4's mount count; -1: not known */
+	bool new_watch;		/* resumed, but this watch is new (fdstore.h) */
 };
 
 struct daemon {
@@ -63,6 +66,8 @@ struct daemon {
 	struct fs fs[MAX_FS];
 	int nfs;
 	int dev;
+	bool resumed;		/* dev came from the fd store (fdstore.h) */
+	char sub[64];		/* the subscription's settings */
 	int64_t base;		/* the journal epoch of module epoch 1 */
 	unsigned int interval_ms;
 	unsigned int timeout_ms;
@@ -211,7 +216,9 @@ static int check_mounts(struct daemon *d, bool same_boot)
 				snprintf(why, sizeof(why), "mounted_unsupervised"
 					 ": mount count %d, expected %ld",
 					 f->mounts, expect);
-				ret = vbj_gap_add(&d->st, d->base, f->id, "fs",
+				ret = vbj_gap_add(&d->st, d->resumed ?
+						  vbj_last_epoch(&d->st) :
+						  d->base, f->id, "fs",
 						  why, f->path);
 				gaps++;
 			}
@@ -236,6 +243,10 @@ static int note_mounts(struct daemon *d)
 		struct fs *f = &d->fs[i];
 		int now = f->mounts < 0 ? -1 : ext4_mount_count(f->fd);
 
+		/* btrfs's, XFS's counters (boots.h) */
+		ret = vbjd_boots_note(&d->st, f->fd, f->id);
+		if (ret)
+			break;
 		if (now < 0 || now == f->mounts)
 			continue;
 		f->mounts = now;
@@ -291,14 +302,17 @@ static int coverage_gaps(struct daemon *d, int64_t epoch)
  * The first session of a journal has everything before it as a gap.
  * Across a reboot the service runs before the filesystems are written
  * (vbjournald.service); an ext4 mounted read-write meanwhile elsewhere
- * is caught by its mount count (check_mounts()), another filesystem's
- * is not.
+ * is caught by its mount count (check_mounts()), a btrfs or XFS by its
+ * generation or log head, another filesystem by the new boot itself
+ * (boots.h). A subscription resumed from the fd store (fdstore.h) went
+ * on meanwhile: no gap, and its open epoch stays open.
  */
 static int recover(struct daemon *d, const char *boot)
 {
 	char clean[8] = "", prev_boot[64] = "";
 	const char *why = NULL;
 	int i, ret, unsupervised = 0;
+	int64_t cur;
 	bool first;
 
 	first = vbj_meta_get(&d->st, "session_boot", prev_boot,
@@ -311,14 +325,36 @@ static int recover(struct daemon *d, const char *boot)
 	ret = vbj_begin(&d->st);
 	if (ret)
 		return ret;
-	ret = vbj_epochs_close(&d->st, INT64_MAX, VBJ_RECOVERED);
-	d->base = vbj_last_epoch(&d->st) + 1;
+	if (d->resumed) {
+		/* the subscription went on: its open epoch too (fdstore.h) */
+		why = NULL;
+		cur = vbj_last_epoch(&d->st);
+		for (i = 0; !ret && i < d->nfs; i++)
+			if (d->fs[i].new_watch)
+				ret = vbj_gap_add(&d->st, cur, d->fs[i].id,
+						  "fs", "daemon_stopped",
+						  d->fs[i].path);
+	} else {
+		ret = vbj_epochs_close(&d->st, INT64_MAX, VBJ_RECOVERED);
+		d->base = vbj_last_epoch(&d->st) + 1;
+		cur = d->base;
+	}
 	if (!ret) {
 		unsupervised = check_mounts(d, !first &&
 					    !strcmp(prev_boot, boot));
 		ret = unsupervised < 0 ? unsupervised : 0;
 	}
-	if (why || unsupervised > 0) {
+	/* a boot between that no session saw (boots.h) */
+	for (i = 0; !ret && !first && strcmp(prev_boot, boot) && i < d->nfs;
+	     i++) {
+		int g = vbjd_boots_check(&d->st, d->fs[i].fd, d->fs[i].id,
+					 d->fs[i].path, clean[0] == '1',
+					 d->base);
+
+		ret = g < 0 ? g : 0;
+		unsupervised += g > 0;
+	}
+	if (!d->resumed && (why || unsupervised > 0)) {
 		for (i = 0; why && !ret && i < d->nfs; i++)
 			ret = vbj_gap_add(&d->st, d->base, d->fs[i].id, "fs",
 					  why, d->fs[i].path);
@@ -326,12 +362,14 @@ static int recover(struct daemon *d, const char *boot)
 			ret = vbj_epoch_add(&d->st, d->base);
 		if (!ret)
 			ret = vbj_epochs_close(&d->st, d->base, VBJ_RECOVERED);
-		d->base++;
+		cur = ++d->base;
 	}
 	if (!ret)
-		ret = vbj_epoch_add(&d->st, d->base);
+		ret = vbj_epoch_add(&d->st, cur);
 	if (!ret)
-		ret = coverage_gaps(d, d->base);
+		ret = coverage_gaps(d, cur);
+	if (!ret)
+		ret = vbjd_fdstore_note(&d->st, d->base, d->sub);
 	if (!ret)
 		ret = vbj_meta_set(&d->st, "session_boot", boot);
 	if (!ret) {
@@ -370,8 +408,9 @@ static void fs_key(int dev, const char *path, char *out, size_t sz)
 	snprintf(out, sz, "dev:%u", st.dev);
 }
 
-static int setup_fs(struct daemon *d)
+static int setup_fs(struct daemon *d, const char *boot)
 {
+	int fds[MAX_FS];
 	dev_t jdev;
 	int i, ret;
 
@@ -396,7 +435,29 @@ static int setup_fs(struct daemon *d)
 			return -EINVAL;
 		}
 	}
-	ret = vfsb_subscribe_intent(d->dev, 4U << 20,
+	snprintf(d->sub, sizeof(d->sub), "ring %u flags %u timeout %u",
+		 4U << 20, (d->fail_closed ? VFSB_SUB_FAIL_CLOSED : 0) |
+		 (d->refuse_unwaited ? VFSB_SUB_REFUSE_UNWAITED : 0),
+		 d->timeout_ms);
+	for (i = 0; i < d->nfs; i++)
+		fds[i] = d->fs[i].fd;
+	if (d->resumed && !vbjd_fdstore_resume(d->dev, &d->st, boot, d->sub,
+					       fds, d->nfs, &d->base)) {
+		const char *paths[MAX_FS];
+
+		for (i = 0; i < d->nfs; i++)
+			paths[i] = d->fs[i].path;
+		vbjd_fdstore_drop(d->dev, paths, d->nfs);
+		d->resumed = false;
+		d->dev = vfsb_open_flags(O_NONBLOCK);
+		if (d->dev < 0) {
+			vbjd_log(LOG_ERR, "%s: %s", VFSB_DEVICE_PATH,
+				 strerror(-d->dev));
+			return d->dev;
+		}
+	}
+	ret = d->resumed ? 0 :
+	      vfsb_subscribe_intent(d->dev, 4U << 20,
 				    (d->fail_closed ? VFSB_SUB_FAIL_CLOSED : 0) |
 				    (d->refuse_unwaited ?
 				     VFSB_SUB_REFUSE_UNWAITED : 0),
@@ -409,7 +470,11 @@ static int setup_fs(struct daemon *d)
 		struct fs *f = &d->fs[i];
 		char key[64], ident[48];
 
-		ret = vfsb_watch_fd(d->dev, f->fd, &f->dev);
+		ret = d->resumed ? vbjd_fdstore_watch(d->dev, f->fd, &f->dev) :
+		      vfsb_watch_fd(d->dev, f->fd, &f->dev);
+		f->new_watch = d->resumed && !ret;
+		if (ret > 0)
+			ret = 0;
 		if (ret) {
 			vbjd_log(LOG_ERR, "watch %s: %s", f->path,
 				 strerror(-ret));
@@ -973,7 +1038,17 @@ int main(int argc, char **argv)
 			 VBJ_LOCK_NAME, strerror(-lock));
 		return 1;
 	}
-	d.dev = vfsb_open_flags(O_NONBLOCK);
+	/* the subscription a stopped session left (fdstore.h), or a new one */
+	boot_id(boot, sizeof(boot));
+	d.dev = vbjd_fdstore_take();
+	if (d.dev >= 0 && d.force) {
+		/* not with --force: fdstore.h */
+		vbjd_fdstore_drop(d.dev, (const char *const *)cf.fs, d.nfs);
+		d.dev = -ENOENT;
+	}
+	d.resumed = d.dev >= 0;
+	if (!d.resumed)
+		d.dev = vfsb_open_flags(O_NONBLOCK);
 	if (d.dev == -ENOENT || d.dev == -ENXIO || d.dev == -ENODEV) {
 		vbjd_log(LOG_ERR, "%s not found: is the vfsbarrier "
 			 "module loaded? (modprobe vfsbarrier)",
@@ -996,8 +1071,7 @@ int main(int argc, char **argv)
 	/* from now on each failure says itself as it happens */
 	d.st.log = true;
 	d.st.log_line = store_log;
-	ret = setup_fs(&d);
-	boot_id(boot, sizeof(boot));
+	ret = setup_fs(&d, boot);
 	if (!ret)
 		ret = recover(&d, boot);
 	if (ret)
@@ -1013,6 +1087,10 @@ int main(int argc, char **argv)
 	printf("vbjournald: journal %016" PRIx64 " epoch %" PRId64
 	       ", %d filesystems\n", d.st.journal_id, d.base, d.nfs);
 	fflush(stdout);
+	/* a restart gets the subscription back; not with --force (fdstore.h) */
+	c = d.force ? 0 : vbjd_fdstore_put(d.dev);
+	if (c)
+		vbjd_log(LOG_WARNING, "FDSTORE: %s", strerror(-c));
 	vbjd_notify("READY=1\nSTATUS=journaling %d filesystems, epoch %" PRId64,
 		    d.nfs, d.base);
 	/* a ping at half the watchdog's interval, from a loop that works */
