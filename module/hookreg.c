@@ -333,14 +333,17 @@ static int vfsb_groups_present(const unsigned long *addr, u32 *present)
 	return ret;
 }
 
+/*
+ * Safe to call again, and on a group never registered: the filter is
+ * freed once (ftrace_free_filter() leaves the ops pointing at what it
+ * freed) and the group zeroed.
+ */
 static void vfsb_ftgroup_unregister(struct vfsb_ftgroup *g)
 {
 	if (g->registered)
 		unregister_ftrace_function(&g->ops);
 	ftrace_free_filter(&g->ops);
-	g->registered = false;
-	memset(g->live, 0, sizeof(g->live));
-	g->nr = 0;
+	memset(g, 0, sizeof(*g));
 }
 
 /* One ftrace_ops for every live hook of type in the groups cov. */
