@@ -37,7 +37,9 @@
 #include <linux/uaccess.h>
 #include <uapi/linux/vfsbarrier.h>
 
+#include "emit.h"
 #include "hookreg.h"
+#include "tracking.h"
 #include "vfsb.h"
 #include "vfsb_trace.h"
 
@@ -189,6 +191,21 @@ static const struct vfsb_hook *vfsb_live_find(struct vfsb_ftgroup *g,
 	return l ? l->h : NULL;
 }
 
+/*
+ * A hook that ftrace's recursion guard skipped: its function was called
+ * from inside a callback of some tracer (a kprobe's or an ftrace
+ * handler that writes a file, say), in this context. What that call
+ * changes is not announced: every tracked filesystem gets a RESCAN
+ * (which one the call is about, only the skipped hook could tell).
+ * Any context the hooked functions run in; never sleeps.
+ */
+static void vfsb_recursion_missed(void)
+{
+	atomic_long_inc(&vfsb_recursion_skips);
+	if (atomic_read(&vfsb_nr_tracked))
+		vfsb_tracking_all_rcu(vfsb_emit_rescan, VFSB_RESCAN_NO_HOOK);
+}
+
 /* ---- the two ftrace callbacks ---- */
 
 /*
@@ -196,7 +213,7 @@ static const struct vfsb_hook *vfsb_live_find(struct vfsb_ftgroup *g,
  * preemption disabled and call nothing that is hooked. A callback that
  * closes a section runs even when ftrace's recursion guard says it is
  * nested (skipping it would leave the section open for good); the
- * others are skipped then, and counted. A callback may move its call
+ * others are skipped then, with a RESCAN. A callback may move its call
  * only where the module holds the function's IPMODIFY (l->moves): it
  * learns that from vfsb_hook_may_move(), set around the call (and put
  * back after, for the callback this one may have interrupted).
@@ -222,7 +239,7 @@ static void notrace vfsb_entry_cb(unsigned long ip, unsigned long pip,
 		vfsb_hook_hit(l->h);
 		l->h->on_entry(fregs);
 	} else {
-		atomic_long_inc(&vfsb_recursion_skips);
+		vfsb_recursion_missed();
 	}
 	if (bit >= 0)
 		ftrace_test_recursion_unlock(bit);
@@ -244,11 +261,13 @@ static void notrace vfsb_redirect_cb(unsigned long ip, unsigned long pip,
 	if (within_module(pip, THIS_MODULE))
 		return;
 	bit = ftrace_test_recursion_trylock(ip, pip);
+	h = vfsb_live_find(&vfsb_redirect_group, ip);
 	if (bit < 0) {
-		atomic_long_inc(&vfsb_recursion_skips);
+		/* a tracked filesystem's call goes on unbracketed */
+		if (h && h->redirect(fregs))
+			vfsb_recursion_missed();
 		return;
 	}
-	h = vfsb_live_find(&vfsb_redirect_group, ip);
 	if (h)
 		vfsb_hook_hit(h);
 	if (h && h->redirect(fregs))

@@ -5,7 +5,8 @@
  * IPMODIFY on its function) loads while a filesystem is watched, and a
  * watch begins while one is held; where such a kprobe keeps intent mode
  * from making a call wait, the call goes on and its filesystem gets a
- * RESCAN.
+ * RESCAN; and a hook that ftrace's recursion guard skips (a hooked call
+ * made from inside another tracer's handler) gives a RESCAN too.
  *
  * The other user is selftests/kmod's test module, which the harness
  * builds for each kernel and puts at TESTKO; each test loads it with
@@ -282,6 +283,34 @@ TEST(intent_wait_falls_back_where_a_kprobe_holds_ipmodify)
 	close(dev);
 	EXPECT_EQ(0, testko_unload());
 	param_set("hooks_linger_ms", "10000");
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * A write made while the task holds ftrace's recursion guard (as a
+ * kprobe or ftrace handler that writes a file does) passes every
+ * announcing hook as nested: they are skipped, and the watched
+ * filesystem gets a RESCAN (VFSB_RESCAN_NO_HOOK) rather than nothing.
+ */
+TEST(hook_skipped_as_recursive_gives_a_rescan)
+{
+	union rec u;
+	int dev;
+
+	testko_unload();
+	ASSERT_EQ(0, setup_fs());
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_subscribe(dev, 0, 0, 0, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_T));
+	ASSERT_EQ(0, testko_load(""));
+	ASSERT_EQ(0, sysfs_write(TESTKO_PARAMS "recurse_write",
+				 DIR_T "/d/f"));
+	EXPECT_LT(0, size_of(DIR_T "/d/f"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_RESCAN, 0, &u));
+	EXPECT_TRUE(u.r.reasons & VFSB_RESCAN_NO_HOOK);
+	EXPECT_EQ(0, testko_unload());
+	close(dev);
 	umount2(DIR_T, MNT_DETACH);
 }
 

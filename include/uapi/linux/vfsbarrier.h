@@ -349,7 +349,7 @@ struct vfsb_subscribe {
 #define VFSB_RESCAN_NO_MEMORY	(1U << 1)	/* no room to bracket a write */
 #define VFSB_RESCAN_NESTING	(1U << 2)	/* sections nested too deep */
 #define VFSB_RESCAN_NO_RETURN	(1U << 3)	/* a return hook had no instance */
-#define VFSB_RESCAN_NO_HOOK	(1U << 4)	/* a path this kernel cannot hook */
+#define VFSB_RESCAN_NO_HOOK	(1U << 4)	/* a hooked call ran without its hook */
 #define VFSB_RESCAN_TEST	(1U << 5)	/* injected by the test knob */
 #define VFSB_RESCAN_INTENT	(1U << 6)	/* a change went on without an ack */
 
