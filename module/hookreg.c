@@ -5,11 +5,13 @@
  * hooks.c owns the table of what is hooked; this file only registers it.
  * Every entry callback of the table shares one ftrace_ops, every
  * redirect another, and the one return probe (AIO's) is a kretprobe.
- * A redirect always moves the call (into its wrapper): its ops has
- * ftrace's IPMODIFY, which ftrace grants one ops per function. An entry
- * callback moves a call only in intent mode (hooks.c), so its ops has
- * none, and a third ops, with no callback of its own, takes IPMODIFY on
- * the entry functions that may move while an intent subscriber exists
+ * A redirect moves the call (into its wrapper) on any tracked
+ * filesystem: its ops has ftrace's IPMODIFY, which ftrace grants one ops
+ * per function. An entry callback moves a call only in intent mode
+ * (hooks.c), and so do the redirects of the namespace helpers
+ * (intent_only), which go with the entry callbacks: their ops has none,
+ * and a third ops, with no callback of its own, takes IPMODIFY on the
+ * functions of theirs that may move while an intent subscriber exists
  * (see "Moving calls" below): a livepatch or a kprobe with a
  * post_handler, which need IPMODIFY too, can then share every function
  * but the redirected ones. Each registration patches kernel
@@ -206,7 +208,39 @@ static void vfsb_recursion_missed(void)
 		vfsb_tracking_all_rcu(vfsb_emit_rescan, VFSB_RESCAN_NO_HOOK);
 }
 
+/*
+ * Whose ftrace_ops a hook's callback is in: an intent-only redirect
+ * goes with the entry callbacks, whose ops has no IPMODIFY.
+ */
+static enum vfsb_hook_type vfsb_hook_ops(const struct vfsb_hook *h)
+{
+	return h->intent_only ? VFSB_HOOK_ENTRY : h->type;
+}
+
 /* ---- the two ftrace callbacks ---- */
+
+/*
+ * An intent-only redirect, in the entry callbacks' ops: the call goes
+ * on in its wrapper only where vfsb_move_ops holds the function, else
+ * where it would have gone (its hooks inside settle the change as one
+ * that cannot wait). The wrapper's own call is let through.
+ */
+static void vfsb_entry_redirect(const struct vfsb_live *l, unsigned long pip,
+				struct ftrace_regs *fregs, int bit)
+{
+	const struct vfsb_hook *h = l->h;
+
+	if (within_module(pip, THIS_MODULE))
+		return;
+	if (bit < 0) {
+		if (h->redirect(fregs))
+			vfsb_recursion_missed();
+		return;
+	}
+	vfsb_hook_hit(h);
+	if (READ_ONCE(l->moves) && h->redirect(fregs))
+		vfsb_fregs_set_ip(fregs, h->wrapper);
+}
 
 /*
  * Entry callbacks. They run inside the traced function's caller with
@@ -228,6 +262,8 @@ static void notrace vfsb_entry_cb(unsigned long ip, unsigned long pip,
 
 	if (!l) {
 		/* not ours */
+	} else if (l->h->type == VFSB_HOOK_REDIRECT) {
+		vfsb_entry_redirect(l, pip, fregs, bit);
 	} else if (bit >= 0) {
 		vfsb_hook_hit(l->h);
 		moved = this_cpu_read(vfsb_entry_may_move);
@@ -418,7 +454,7 @@ static int vfsb_ftgroup_register(struct vfsb_ftgroup *g,
 	for (i = 0; i < vfsb_nr_hooks; i++) {
 		const struct vfsb_hook *h = &vfsb_hooks[i];
 
-		if (!h->symbol || h->type != type || !(h->cov & cov))
+		if (!h->symbol || vfsb_hook_ops(h) != type || !(h->cov & cov))
 			continue;
 		ips[g->nr] = addr[i];
 		vfsb_live_add(g, addr[i], h);
@@ -578,7 +614,7 @@ static u32 vfsb_hooks_state = VFSB_HOOKS_OFF;
  * left in the registers (arch/x86/kernel/ftrace_64.S, "Handlers can
  * change the RIP"), with or without it. So the entry callbacks' ops has
  * none, and vfsb_move_ops, whose callback does nothing, takes it on the
- * entry functions whose hook may move the call (neither closes nor
+ * functions of that ops whose hook may move the call (neither closes nor
  * stays), while some intent subscriber exists and the hooks are in.
  * Each function where ftrace grants it is marked (vfsb_live.moves)
  * after, and unmarked before it is let go: an entry callback moves a

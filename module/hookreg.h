@@ -45,6 +45,12 @@ struct vfsb_hook {
 	bool (*redirect)(struct ftrace_regs *fregs);
 	unsigned long wrapper;
 	/*
+	 * REDIRECT whose redirect() says so only for an intent subscriber's
+	 * filesystem: it rides with the entry callbacks, and moves a call
+	 * only where the module holds the function's IPMODIFY (hookreg.c).
+	 */
+	bool intent_only;
+	/*
 	 * REDIRECT of a function no module can link to: where to store its
 	 * address for the wrapper to call it by, set before the hook goes
 	 * live. Only for functions the kernel itself calls through

@@ -1618,23 +1618,23 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 #ifdef VFSB_NS_WRAPPERS
 	/* where kernel threads wait for a namespace change's ack */
 	REDIRECT(vfs_create, vfsb_redirect_create, VFSB_COV_NAMESPACE,
-		 .optional = true),
+		 .optional = true, .intent_only = true),
 	REDIRECT(vfs_mkdir, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
-		 .optional = true),
+		 .optional = true, .intent_only = true),
 	REDIRECT(vfs_mknod, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
-		 .optional = true),
+		 .optional = true, .intent_only = true),
 	REDIRECT(vfs_symlink, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
-		 .optional = true),
+		 .optional = true, .intent_only = true),
 	REDIRECT(vfs_link, vfsb_redirect_ns_dir2, VFSB_COV_NAMESPACE,
-		 .optional = true),
+		 .optional = true, .intent_only = true),
 	REDIRECT(vfs_rmdir, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
-		 .optional = true),
+		 .optional = true, .intent_only = true),
 	REDIRECT(vfs_unlink, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
-		 .optional = true),
+		 .optional = true, .intent_only = true),
 	REDIRECT(vfs_rename, vfsb_redirect_rename, VFSB_COV_NAMESPACE,
-		 .optional = true),
+		 .optional = true, .intent_only = true),
 	REDIRECT(notify_change, vfsb_redirect_ns_dentry1, VFSB_COV_NAMESPACE,
-		 .optional = true),
+		 .optional = true, .intent_only = true),
 #endif
 
 	/* data */

@@ -209,6 +209,29 @@ TEST(post_handler_kprobe_loads_while_watched)
 }
 
 /*
+ * The namespace helpers that kernel threads call (vfs_unlink() and the
+ * rest) are redirected only for an intent subscriber: a post_handler
+ * kprobe on one loads while a filesystem is watched without one, and
+ * fires.
+ */
+TEST(post_handler_kprobe_on_a_namespace_helper_loads_while_watched)
+{
+	int dev;
+
+	testko_unload();
+	ASSERT_EQ(0, setup_fs());
+	dev = vfsb_open();
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_T));
+	ASSERT_EQ(0, testko_load("kprobe=vfs_unlink post=1"));
+	EXPECT_EQ(0, unlink(DIR_T "/d/f"));
+	EXPECT_LT(0, testko_hits());
+	EXPECT_EQ(0, testko_unload());
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
  * The other way round: with the kprobe held, the hooks go in and the
  * watch works (a write of the watched filesystem is recorded).
  */
