@@ -15,6 +15,7 @@
 
 #include "barrier.h"
 #include "client.h"
+#include "hookreg.h"
 #include "device.h"
 #include "intent.h"
 #include "ioctl.h"
@@ -91,8 +92,10 @@ static int vfsb_release(struct inode *inode, struct file *file)
 	if (c->ring) {
 		/* emitters found the ring through links unwatching removed */
 		synchronize_rcu();
-		if (c->intent)
+		if (c->intent) {
 			vfsb_intent_close(c->intent);
+			vfsb_hookreg_intent_put();
+		}
 		c->intent = NULL;
 		vfsb_ring_free(c->ring);
 		c->ring = NULL;

@@ -4,9 +4,17 @@
  *
  * hooks.c owns the table of what is hooked; this file only registers it.
  * Every entry callback of the table shares one ftrace_ops, every
- * redirect another (both may move the call elsewhere: IPMODIFY; an
- * entry callback does so only in intent mode, see hooks.c), and the
- * one return probe (AIO's) is a kretprobe: each registration patches kernel
+ * redirect another, and the one return probe (AIO's) is a kretprobe.
+ * A redirect moves the call (into its wrapper) on any tracked
+ * filesystem: its ops has ftrace's IPMODIFY, which ftrace grants one ops
+ * per function. An entry callback moves a call only in intent mode
+ * (hooks.c), and so do the redirects of the namespace helpers
+ * (intent_only), which go with the entry callbacks: their ops has none,
+ * and a third ops, with no callback of its own, takes IPMODIFY on the
+ * functions of theirs that may move while an intent subscriber exists
+ * (see "Moving calls" below): a livepatch or a kprobe with a
+ * post_handler, which need IPMODIFY too, can then share every function
+ * but the redirected ones. Each registration patches kernel
  * text (text_poke with breakpoints and IPIs to every CPU), so the
  * whole table goes in and out in a handful of
  * patching rounds, not one per hooked function. The callbacks dispatch
@@ -31,7 +39,9 @@
 #include <linux/uaccess.h>
 #include <uapi/linux/vfsbarrier.h>
 
+#include "emit.h"
 #include "hookreg.h"
+#include "tracking.h"
 #include "vfsb.h"
 #include "vfsb_trace.h"
 
@@ -130,6 +140,7 @@ static inline void vfsb_hook_hit(const struct vfsb_hook *h)
 struct vfsb_live {
 	unsigned long ip;		/* 0: empty */
 	const struct vfsb_hook *h;
+	bool moves;			/* entry: its IPMODIFY is ours */
 };
 
 struct vfsb_ftgroup {
@@ -144,6 +155,8 @@ static struct kretprobe *vfsb_rps;	/* one per table entry, when live */
 static u32 vfsb_cov_live, vfsb_cov_known;
 static atomic_long_t vfsb_recursion_skips = ATOMIC_LONG_INIT(0);
 
+DEFINE_PER_CPU(bool, vfsb_entry_may_move);
+
 static void vfsb_live_add(struct vfsb_ftgroup *g, unsigned long ip,
 			  const struct vfsb_hook *h)
 {
@@ -156,43 +169,113 @@ static void vfsb_live_add(struct vfsb_ftgroup *g, unsigned long ip,
 	g->nr++;
 }
 
-static const struct vfsb_hook *vfsb_live_find(struct vfsb_ftgroup *g,
-					      unsigned long ip)
+static struct vfsb_live *vfsb_live_slot(struct vfsb_ftgroup *g,
+					unsigned long ip)
 {
 	unsigned int i = hash_long(ip, VFSB_LIVE_BITS);
 
 	for (;;) {
-		const struct vfsb_live *l = &g->live[i];
+		struct vfsb_live *l = &g->live[i];
 
 		if (l->ip == ip)
-			return l->h;
+			return l;
 		if (!l->ip)
 			return NULL;
 		i = (i + 1) & (VFSB_LIVE_SLOTS - 1);
 	}
 }
 
+static const struct vfsb_hook *vfsb_live_find(struct vfsb_ftgroup *g,
+					      unsigned long ip)
+{
+	const struct vfsb_live *l = vfsb_live_slot(g, ip);
+
+	return l ? l->h : NULL;
+}
+
+/*
+ * A hook that ftrace's recursion guard skipped: its function was called
+ * from inside a callback of some tracer (a kprobe's or an ftrace
+ * handler that writes a file, say), in this context. What that call
+ * changes is not announced: every tracked filesystem gets a RESCAN
+ * (which one the call is about, only the skipped hook could tell).
+ * Any context the hooked functions run in; never sleeps.
+ */
+static void vfsb_recursion_missed(void)
+{
+	atomic_long_inc(&vfsb_recursion_skips);
+	if (atomic_read(&vfsb_nr_tracked))
+		vfsb_tracking_all_rcu(vfsb_emit_rescan, VFSB_RESCAN_NO_HOOK);
+}
+
+/*
+ * Whose ftrace_ops a hook's callback is in: an intent-only redirect
+ * goes with the entry callbacks, whose ops has no IPMODIFY.
+ */
+static enum vfsb_hook_type vfsb_hook_ops(const struct vfsb_hook *h)
+{
+	return h->intent_only ? VFSB_HOOK_ENTRY : h->type;
+}
+
 /* ---- the two ftrace callbacks ---- */
+
+/*
+ * An intent-only redirect, in the entry callbacks' ops: the call goes
+ * on in its wrapper only where vfsb_move_ops holds the function, else
+ * where it would have gone (its hooks inside settle the change as one
+ * that cannot wait). The wrapper's own call is let through.
+ */
+static void vfsb_entry_redirect(const struct vfsb_live *l, unsigned long pip,
+				struct ftrace_regs *fregs, int bit)
+{
+	const struct vfsb_hook *h = l->h;
+
+	if (within_module(pip, THIS_MODULE))
+		return;
+	if (bit < 0) {
+		if (h->redirect(fregs))
+			vfsb_recursion_missed();
+		return;
+	}
+	vfsb_hook_hit(h);
+	if (READ_ONCE(l->moves) && h->redirect(fregs))
+		vfsb_fregs_set_ip(fregs, h->wrapper);
+}
 
 /*
  * Entry callbacks. They run inside the traced function's caller with
  * preemption disabled and call nothing that is hooked. A callback that
  * closes a section runs even when ftrace's recursion guard says it is
  * nested (skipping it would leave the section open for good); the
- * others are skipped then, and counted.
+ * others are skipped then, with a RESCAN. A callback may move its call
+ * only where the module holds the function's IPMODIFY (l->moves): it
+ * learns that from vfsb_hook_may_move(), set around the call (and put
+ * back after, for the callback this one may have interrupted).
  */
 static void notrace vfsb_entry_cb(unsigned long ip, unsigned long pip,
 				  struct ftrace_ops *op,
 				  struct ftrace_regs *fregs)
 {
-	const struct vfsb_hook *h = vfsb_live_find(&vfsb_entry_group, ip);
+	const struct vfsb_live *l = vfsb_live_slot(&vfsb_entry_group, ip);
 	int bit = ftrace_test_recursion_trylock(ip, pip);
+	bool moved;
 
-	if (h && (bit >= 0 || h->closes)) {
-		vfsb_hook_hit(h);
-		h->on_entry(fregs);
-	} else if (h) {
-		atomic_long_inc(&vfsb_recursion_skips);
+	if (!l) {
+		/* not ours */
+	} else if (l->h->type == VFSB_HOOK_REDIRECT) {
+		vfsb_entry_redirect(l, pip, fregs, bit);
+	} else if (bit >= 0) {
+		vfsb_hook_hit(l->h);
+		moved = this_cpu_read(vfsb_entry_may_move);
+		this_cpu_write(vfsb_entry_may_move, READ_ONCE(l->moves));
+		l->h->on_entry(fregs);
+		this_cpu_write(vfsb_entry_may_move, moved);
+	} else if (l->h->closes) {
+		/* closes only: never moves, never asks */
+		vfsb_hook_hit(l->h);
+		l->h->on_entry(fregs);
+	} else {
+		vfsb_recursion_missed();
 	}
 	if (bit >= 0)
 		ftrace_test_recursion_unlock(bit);
@@ -214,11 +297,13 @@ static void notrace vfsb_redirect_cb(unsigned long ip, unsigned long pip,
 	if (within_module(pip, THIS_MODULE))
 		return;
 	bit = ftrace_test_recursion_trylock(ip, pip);
+	h = vfsb_live_find(&vfsb_redirect_group, ip);
 	if (bit < 0) {
-		atomic_long_inc(&vfsb_recursion_skips);
+		/* a tracked filesystem's call goes on unbracketed */
+		if (h && h->redirect(fregs))
+			vfsb_recursion_missed();
 		return;
 	}
-	h = vfsb_live_find(&vfsb_redirect_group, ip);
 	if (h)
 		vfsb_hook_hit(h);
 	if (h && h->redirect(fregs))
@@ -333,14 +418,17 @@ static int vfsb_groups_present(const unsigned long *addr, u32 *present)
 	return ret;
 }
 
+/*
+ * Safe to call again, and on a group never registered: the filter is
+ * freed once (ftrace_free_filter() leaves the ops pointing at what it
+ * freed) and the group zeroed.
+ */
 static void vfsb_ftgroup_unregister(struct vfsb_ftgroup *g)
 {
 	if (g->registered)
 		unregister_ftrace_function(&g->ops);
 	ftrace_free_filter(&g->ops);
-	g->registered = false;
-	memset(g->live, 0, sizeof(g->live));
-	g->nr = 0;
+	memset(g, 0, sizeof(*g));
 }
 
 /* One ftrace_ops for every live hook of type in the groups cov. */
@@ -366,7 +454,7 @@ static int vfsb_ftgroup_register(struct vfsb_ftgroup *g,
 	for (i = 0; i < vfsb_nr_hooks; i++) {
 		const struct vfsb_hook *h = &vfsb_hooks[i];
 
-		if (!h->symbol || h->type != type || !(h->cov & cov))
+		if (!h->symbol || vfsb_hook_ops(h) != type || !(h->cov & cov))
 			continue;
 		ips[g->nr] = addr[i];
 		vfsb_live_add(g, addr[i], h);
@@ -451,8 +539,11 @@ static int vfsb_rps_register(u32 *cov)
 	return 0;
 }
 
+static void vfsb_moves_unregister(void);
+
 static void vfsb_hooks_unregister(void)
 {
+	vfsb_moves_unregister();
 	/* openers first, closers last */
 	vfsb_ftgroup_unregister(&vfsb_redirect_group);
 	vfsb_rps_unregister();
@@ -481,8 +572,7 @@ static int vfsb_hooks_register(void)
 	 * stay in and find nothing to close.
 	 */
 	ret = vfsb_ftgroup_register(&vfsb_entry_group, VFSB_HOOK_ENTRY, cov,
-				    addr, vfsb_entry_cb,
-				    FTRACE_OPS_FL_IPMODIFY);
+				    addr, vfsb_entry_cb, 0);
 	if (!ret)
 		ret = vfsb_rps_register(&cov);
 	if (!ret)
@@ -509,6 +599,172 @@ static bool vfsb_hooks_live;
  * read without it by vfsb_hookreg_peek().
  */
 static u32 vfsb_hooks_state = VFSB_HOOKS_OFF;
+
+/*
+ * ---- Moving calls ----
+ *
+ * ftrace lets one ftrace_ops per function have FTRACE_OPS_FL_IPMODIFY
+ * (__ftrace_hash_update_ipmodify(), kernel/trace/ftrace.c): a second
+ * fails with -EBUSY, at registration or when a registered one's filter
+ * grows to the function. A livepatch needs it on the functions it
+ * replaces, and so does a kprobe with a post_handler on an ftrace site
+ * (kernel/kprobes.c, kprobe_ipmodify_ops); either would fail on every
+ * hooked function if the entry callbacks' ops held it. The flag only
+ * reserves: x86's ftrace_caller resumes at whatever address a callback
+ * left in the registers (arch/x86/kernel/ftrace_64.S, "Handlers can
+ * change the RIP"), with or without it. So the entry callbacks' ops has
+ * none, and vfsb_move_ops, whose callback does nothing, takes it on the
+ * functions of that ops whose hook may move the call (neither closes nor
+ * stays), while some intent subscriber exists and the hooks are in.
+ * Each function where ftrace grants it is marked (vfsb_live.moves)
+ * after, and unmarked before it is let go: an entry callback moves a
+ * call only there. Where it is refused (a livepatch or such a kprobe
+ * was first), the hook's changes cannot wait: they go on unacked and
+ * their filesystem gets a RESCAN (hooks.c), the function is named in
+ * the kernel log, and its coverage group is reported as
+ * intent_unwaited by VFSB_IOC_GET_VERSION.
+ */
+static struct ftrace_ops vfsb_move_ops;
+static bool vfsb_move_registered;
+static unsigned int vfsb_intent_users;
+static u32 vfsb_cov_unwaited;
+
+static void notrace vfsb_move_cb(unsigned long ip, unsigned long pip,
+				 struct ftrace_ops *op,
+				 struct ftrace_regs *fregs)
+{
+}
+
+/* vfsb_move_ops unregistered, its filter freed: a fresh one. */
+static void vfsb_move_ops_reset(void)
+{
+	ftrace_free_filter(&vfsb_move_ops);
+	memset(&vfsb_move_ops, 0, sizeof(vfsb_move_ops));
+	vfsb_move_ops.func = vfsb_move_cb;
+	vfsb_move_ops.flags = FTRACE_OPS_FL_IPMODIFY;
+}
+
+/* Takes IPMODIFY on ip for vfsb_move_ops: 0 or ftrace's error. */
+static int vfsb_move_add(unsigned long ip)
+{
+	int ret;
+
+	if (vfsb_move_registered)
+		return ftrace_set_filter_ip(&vfsb_move_ops, ip, 0, 0);
+	ret = ftrace_set_filter_ip(&vfsb_move_ops, ip, 0, 1);
+	if (!ret)
+		ret = register_ftrace_function(&vfsb_move_ops);
+	if (ret)
+		vfsb_move_ops_reset();
+	else
+		vfsb_move_registered = true;
+	return ret;
+}
+
+static bool vfsb_live_may_move(const struct vfsb_live *l)
+{
+	return l->ip && !l->h->closes && !l->h->stays;
+}
+
+/* Under vfsb_hooks_mutex, the hooks in, an intent subscriber there. */
+static void vfsb_moves_register(void)
+{
+	struct vfsb_ftgroup *g = &vfsb_entry_group;
+	unsigned long *ips;
+	size_t i, n = 0;
+	int ret;
+
+	lockdep_assert_held(&vfsb_hooks_mutex);
+	if (vfsb_move_registered || !vfsb_hooks_live || !vfsb_intent_users)
+		return;
+	vfsb_move_ops_reset();
+	ips = kcalloc(VFSB_LIVE_SLOTS, sizeof(*ips), GFP_KERNEL);
+	if (!ips)
+		goto one_by_one;
+	for (i = 0; i < VFSB_LIVE_SLOTS; i++)
+		if (vfsb_live_may_move(&g->live[i]))
+			ips[n++] = g->live[i].ip;
+	/* all at once, one patching round, when no one else holds any */
+	ret = n ? ftrace_set_filter_ips(&vfsb_move_ops, ips, n, 0, 1) : 0;
+	if (!ret && n)
+		ret = register_ftrace_function(&vfsb_move_ops);
+	kfree(ips);
+	if (!ret) {
+		vfsb_move_registered = n > 0;
+		for (i = 0; i < VFSB_LIVE_SLOTS; i++)
+			if (vfsb_live_may_move(&g->live[i]))
+				WRITE_ONCE(g->live[i].moves, true);
+		return;
+	}
+	vfsb_move_ops_reset();
+one_by_one:
+	/* some function's is taken: find which, one at a time */
+	for (i = 0; i < VFSB_LIVE_SLOTS; i++) {
+		struct vfsb_live *l = &g->live[i];
+
+		if (!vfsb_live_may_move(l))
+			continue;
+		ret = vfsb_move_add(l->ip);
+		if (!ret) {
+			WRITE_ONCE(l->moves, true);
+			continue;
+		}
+		vfsb_cov_unwaited |= l->h->cov;
+		pr_info("%s: ftrace's IPMODIFY refused (%d: a livepatch or a kprobe with a post_handler has it): intent waits there fall back to none (coverage %#x)\n",
+			l->h->symbol, ret, l->h->cov);
+	}
+}
+
+/* Under vfsb_hooks_mutex: no function's IPMODIFY is the module's after. */
+static void vfsb_moves_unregister(void)
+{
+	struct vfsb_ftgroup *g = &vfsb_entry_group;
+	size_t i;
+
+	lockdep_assert_held(&vfsb_hooks_mutex);
+	for (i = 0; i < VFSB_LIVE_SLOTS; i++)
+		WRITE_ONCE(g->live[i].moves, false);
+	vfsb_cov_unwaited = 0;
+	if (!vfsb_move_registered)
+		return;
+	/* every callback that read a mark set (preemption off) is done */
+	synchronize_rcu();
+	unregister_ftrace_function(&vfsb_move_ops);
+	vfsb_move_ops_reset();
+	vfsb_move_registered = false;
+}
+
+/*
+ * An intent subscriber appears (before it can get any record) or goes
+ * (after its last change has settled): while there is one, the entry
+ * functions whose hooks may move a call are reserved for it.
+ */
+void vfsb_hookreg_intent_get(void)
+{
+	mutex_lock(&vfsb_hooks_mutex);
+	if (!vfsb_intent_users++)
+		vfsb_moves_register();
+	mutex_unlock(&vfsb_hooks_mutex);
+}
+
+void vfsb_hookreg_intent_put(void)
+{
+	mutex_lock(&vfsb_hooks_mutex);
+	if (!--vfsb_intent_users)
+		vfsb_moves_unregister();
+	mutex_unlock(&vfsb_hooks_mutex);
+}
+
+/* VFSB_COV_* groups where intent waits fall back to none, now. */
+u32 vfsb_hookreg_unwaited(void)
+{
+	u32 ret;
+
+	mutex_lock(&vfsb_hooks_mutex);
+	ret = vfsb_cov_unwaited;
+	mutex_unlock(&vfsb_hooks_mutex);
+	return ret;
+}
 
 /* Called with vfsb_hooks_mutex held, at each change of state. */
 static void vfsb_hooks_set_state(u32 state, int err)
@@ -553,6 +809,7 @@ int vfsb_hookreg_get(void)
 	if (!vfsb_hooks_live) {
 		ret = vfsb_hooks_register();
 		vfsb_hooks_live = !ret;
+		vfsb_moves_register();
 	}
 	if (!ret && !vfsb_hooks_users++)
 		vfsb_hooks_set_state(VFSB_HOOKS_LIVE, 0);

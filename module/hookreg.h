@@ -33,11 +33,23 @@ struct vfsb_hook {
 	 * says it is nested: skipping it would leave a section open).
 	 */
 	bool closes;
+	/*
+	 * ENTRY that never moves its call, in any mode. Every other one
+	 * that does not close may, in intent mode (hooks.c), and asks
+	 * vfsb_hook_may_move() first.
+	 */
+	bool stays;
 	/* ENTRY */
 	void (*on_entry)(struct ftrace_regs *fregs);
 	/* REDIRECT: the wrapper to continue in, when redirect() says so */
 	bool (*redirect)(struct ftrace_regs *fregs);
 	unsigned long wrapper;
+	/*
+	 * REDIRECT whose redirect() says so only for an intent subscriber's
+	 * filesystem: it rides with the entry callbacks, and moves a call
+	 * only where the module holds the function's IPMODIFY (hookreg.c).
+	 */
+	bool intent_only;
 	/*
 	 * REDIRECT of a function no module can link to: where to store its
 	 * address for the wrapper to call it by, set before the hook goes
@@ -60,6 +72,24 @@ void vfsb_hookreg_put(void);
 void vfsb_hookreg_coverage(u32 *live, u32 *known, u32 *state);
 void vfsb_hookreg_peek(u32 *live, u32 *state);
 void vfsb_hookreg_exit(void);
+void vfsb_hookreg_intent_get(void);
+void vfsb_hookreg_intent_put(void);
+u32 vfsb_hookreg_unwaited(void);
+
+/*
+ * Whether the entry callback running now may move its call (make the
+ * traced function return at once, through another address): only where
+ * the module holds ftrace's IPMODIFY on the function, which it takes
+ * only while an intent subscriber exists, and which a livepatch or a
+ * kprobe with a post_handler may hold instead (hookreg.c). False
+ * outside an entry callback. Preemption is off in there.
+ */
+DECLARE_PER_CPU(bool, vfsb_entry_may_move);
+
+static __always_inline bool vfsb_hook_may_move(void)
+{
+	return this_cpu_read(vfsb_entry_may_move);
+}
 
 /*
  * Tasks inside a wrapper (hooks.c). A wrapper may sleep in the function

@@ -222,11 +222,30 @@ static vm_fault_t notrace vfsb_refuse_fault(void)
 	return VM_FAULT_SIGBUS;
 }
 
+/*
+ * An entry hook cannot move its call where another ftrace user (a
+ * livepatch, a kprobe with a post_handler) holds its function's
+ * IPMODIFY (hookreg.c): not to make the call wait, not to refuse it.
+ * Its change goes on unacked, and its filesystem gets a RESCAN. true:
+ * so it is, and req is settled.
+ */
+static bool vfsb_cannot_move(struct vfsb_intent_req *req)
+{
+	if (vfsb_hook_may_move())
+		return false;
+	vfsb_intent_unwaited(req);
+	return true;
+}
+
 /* An entry hook (of an int function) in a system call settles its wait. */
 static void vfsb_settle_call(struct ftrace_regs *fregs,
 			     struct vfsb_intent_req *req, bool async)
 {
-	enum vfsb_settle s = vfsb_intent_defer_syscall(req, async);
+	enum vfsb_settle s;
+
+	if (vfsb_cannot_move(req))
+		return;
+	s = vfsb_intent_defer_syscall(req, async);
 
 	switch (s) {
 	case VFSB_SETTLE_WAIT:
@@ -257,6 +276,8 @@ static void vfsb_settle_syscall(struct ftrace_regs *fregs,
 static void vfsb_settle_ns(struct ftrace_regs *fregs,
 			   struct vfsb_intent_req *req, const void *key)
 {
+	if (vfsb_cannot_move(req))
+		return;
 	if (vfsb_intent_park(key, req, false)) {
 		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_refuse);
 		return;
@@ -456,7 +477,8 @@ static noinline void vfsb_create_change(struct ftrace_regs *fregs)
 	};
 
 	/* open(O_CREAT) of a name not looked up yet: intent.c */
-	if (d_in_lookup(dentry) && vfsb_sb_has_intent(dir->i_sb) &&
+	if (d_in_lookup(dentry) && vfsb_hook_may_move() &&
+	    vfsb_sb_has_intent(dir->i_sb) &&
 	    vfsb_intent_defer_create(dir, &dentry->d_name)) {
 		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_deny_restart);
 		return;
@@ -635,7 +657,7 @@ static noinline void vfsb_data_change(struct ftrace_regs *fregs)
 	sync = !ppos || ppos == &file->f_pos || object_is_on_stack(ppos);
 	vfsb_announce_data(file, VFSB_R_DATA_WRITE, 0, ppos ? *ppos : 0,
 			   (unsigned long)ARG(3), sync, &req);
-	if (!req.in)
+	if (!req.in || vfsb_cannot_move(&req))
 		return;
 	/*
 	 * An async write restarts only as the submission its system call
@@ -682,6 +704,8 @@ static noinline void vfsb_mkwrite_change(struct ftrace_regs *fregs)
 
 	vfsb_announce_data(file, VFSB_R_MMAP_WRITE, 0,
 			   (u64)vmf->pgoff << PAGE_SHIFT, PAGE_SIZE, true, &req);
+	if (vfsb_cannot_move(&req))
+		return;
 	switch (vfsb_intent_defer_fault(&req, vmf->flags & FAULT_FLAG_USER)) {
 	case VFSB_SETTLE_WAIT:
 		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_deny_fault);
@@ -780,6 +804,8 @@ static noinline void vfsb_kernel_write_change(struct ftrace_regs *fregs)
 	/* core dumps and accounting cannot wait: unacked, or refused */
 	vfsb_announce_data(ARG(0), VFSB_R_DATA_WRITE, 0, pos ? *pos : 0,
 			   (unsigned long)ARG(2), true, &req);
+	if (vfsb_cannot_move(&req))
+		return;
 	switch (vfsb_intent_no_wait(&req)) {
 	case VFSB_SETTLE_REFUSE:
 		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_refuse_write);
@@ -1587,27 +1613,28 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 	ENTRY("vfs_fileattr_set", vfsb_on_fileattr, VFSB_COV_FILEATTR,
 	      .optional = true),
 	/* the superblock goes away */
-	ENTRY("generic_shutdown_super", vfsb_on_shutdown, VFSB_COV_NAMESPACE),
+	ENTRY("generic_shutdown_super", vfsb_on_shutdown, VFSB_COV_NAMESPACE,
+	      .stays = true),
 #ifdef VFSB_NS_WRAPPERS
 	/* where kernel threads wait for a namespace change's ack */
 	REDIRECT(vfs_create, vfsb_redirect_create, VFSB_COV_NAMESPACE,
-		 .optional = true),
+		 .optional = true, .intent_only = true),
 	REDIRECT(vfs_mkdir, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
-		 .optional = true),
+		 .optional = true, .intent_only = true),
 	REDIRECT(vfs_mknod, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
-		 .optional = true),
+		 .optional = true, .intent_only = true),
 	REDIRECT(vfs_symlink, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
-		 .optional = true),
+		 .optional = true, .intent_only = true),
 	REDIRECT(vfs_link, vfsb_redirect_ns_dir2, VFSB_COV_NAMESPACE,
-		 .optional = true),
+		 .optional = true, .intent_only = true),
 	REDIRECT(vfs_rmdir, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
-		 .optional = true),
+		 .optional = true, .intent_only = true),
 	REDIRECT(vfs_unlink, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
-		 .optional = true),
+		 .optional = true, .intent_only = true),
 	REDIRECT(vfs_rename, vfsb_redirect_rename, VFSB_COV_NAMESPACE,
-		 .optional = true),
+		 .optional = true, .intent_only = true),
 	REDIRECT(notify_change, vfsb_redirect_ns_dentry1, VFSB_COV_NAMESPACE,
-		 .optional = true),
+		 .optional = true, .intent_only = true),
 #endif
 
 	/* data */
@@ -1635,7 +1662,8 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 	       .optional = true),
 	CLOSER("io_complete_rw_iopoll", vfsb_on_complete, VFSB_COV_IO_URING,
 	       .optional = true),
-	ENTRY("aio_write", vfsb_on_aio_write, VFSB_COV_AIO, .optional = true),
+	ENTRY("aio_write", vfsb_on_aio_write, VFSB_COV_AIO, .optional = true,
+	      .stays = true),
 	RETPROBE(aio_write, VFSB_COV_AIO, .optional = true),
 	CLOSER("aio_complete_rw", vfsb_on_complete, VFSB_COV_AIO,
 	       .optional = true),

@@ -483,6 +483,20 @@ enum vfsb_settle vfsb_intent_no_wait(struct vfsb_intent_req *req)
 }
 
 /*
+ * The change goes on now, unacked, whatever the subscriber's policy: its
+ * hook can neither make it wait nor fail it (hookreg.c: another ftrace
+ * user holds the function's IPMODIFY). Its directories count as acked,
+ * and the filesystem gets a RESCAN record.
+ */
+void vfsb_intent_unwaited(struct vfsb_intent_req *req)
+{
+	if (!req->in)
+		return;
+	vfsb_intent_give_up(req);
+	vfsb_req_put(req);
+}
+
+/*
  * Waits for req's ack (sleeps; the caller holds no section). 0: go on;
  * -ETIMEDOUT or -ENOTCONN: fail the change (VFSB_SUB_FAIL_CLOSED, when
  * the caller can fail it); -ERESTARTNOINTR: a user task got a signal,

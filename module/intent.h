@@ -85,6 +85,7 @@ enum vfsb_settle vfsb_intent_defer_syscall(struct vfsb_intent_req *req,
 enum vfsb_settle vfsb_intent_defer_fault(struct vfsb_intent_req *req,
 					 bool user);
 enum vfsb_settle vfsb_intent_no_wait(struct vfsb_intent_req *req);
+void vfsb_intent_unwaited(struct vfsb_intent_req *req);
 int vfsb_intent_wait(struct vfsb_intent_req *req, bool can_fail);
 bool vfsb_intent_defer_create(const struct inode *dir,
 			      const struct qstr *name);

@@ -43,6 +43,7 @@ static long vfsb_ioc_version(struct vfsb_client *c, void *arg)
 	strscpy(v->module_version, VFSB_MODULE_VERSION,
 		sizeof(v->module_version));
 	vfsb_hookreg_coverage(&v->coverage, &v->coverage_known, &v->hooks);
+	v->intent_unwaited = vfsb_hookreg_unwaited();
 	return 0;
 }
 

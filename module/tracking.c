@@ -186,6 +186,22 @@ int vfsb_tracking_for_each(int (*fn)(struct vfsb_sb *vsb, void *arg),
 	return ret;
 }
 
+/*
+ * Calls fn(vsb, arg) on every live tracking, in no order, inside an RCU
+ * read-side section: fn must not sleep. Any context but NMI.
+ */
+void vfsb_tracking_all_rcu(vfsb_tracking_fn_t fn, u32 arg)
+{
+	struct vfsb_sb *vsb;
+	int bkt;
+
+	rcu_read_lock();
+	hash_for_each_rcu(vfsb_sb_table, bkt, vsb, hnode)
+		if (!READ_ONCE(vsb->dead))
+			fn(vsb, arg);
+	rcu_read_unlock();
+}
+
 void vfsb_tracking_get(struct vfsb_sb *vsb)
 {
 	refcount_inc(&vsb->ref);

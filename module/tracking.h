@@ -94,6 +94,8 @@ struct vfsb_sb *vfsb_tracking_get_or_create(struct super_block *sb);
 struct vfsb_sb *vfsb_tracking_find_get(struct super_block *sb);
 int vfsb_tracking_for_each(int (*fn)(struct vfsb_sb *vsb, void *arg),
 			   void *arg);
+typedef void (*vfsb_tracking_fn_t)(struct vfsb_sb *vsb, u32 arg);
+void vfsb_tracking_all_rcu(vfsb_tracking_fn_t fn, u32 arg);
 void vfsb_tracking_get(struct vfsb_sb *vsb);
 void vfsb_tracking_put(struct vfsb_sb *vsb);
 void vfsb_tracking_counts(struct vfsb_sb *vsb, u64 *begun, u64 *ended);

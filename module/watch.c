@@ -8,6 +8,7 @@
 #include <linux/slab.h>
 
 #include "client.h"
+#include "hookreg.h"
 #include "intent.h"
 #include "ring.h"
 #include "tracking.h"
@@ -202,6 +203,8 @@ int vfsb_subscribe(struct vfsb_client *c, const struct vfsb_subscribe *sub,
 			ret = PTR_ERR(intent);
 			goto out;
 		}
+		/* the hooks may move calls before its first record */
+		vfsb_hookreg_intent_get();
 	}
 	list_for_each_entry(e, &c->watches, node) {
 		ret = vfsb_ring_link(ring, intent, e->vsb, &e->link);
@@ -215,8 +218,10 @@ int vfsb_subscribe(struct vfsb_client *c, const struct vfsb_subscribe *sub,
 			e->link = NULL;
 		}
 		synchronize_rcu();
-		if (intent)
+		if (intent) {
 			vfsb_intent_close(intent);
+			vfsb_hookreg_intent_put();
+		}
 		vfsb_ring_free(ring);
 		goto out;
 	}

@@ -3,10 +3,12 @@
 # (with their dependencies, in load order), vfsbarrier.ko, the selftests,
 # the tools and the user-space programs the tests call, with their
 # libraries.
-# Usage: initramfs.sh OUT.cpio.gz KREL MODROOT VFSB_KO STAGE_BIN_DIR MODE
+# Usage: initramfs.sh OUT.cpio.gz KREL MODROOT VFSB_KO STAGE_BIN_DIR MODE [TEST_KO]
 #   MODE: check | demo | bench | stress  (what guest/init runs)
+#   TEST_KO: the selftests' test module (scripts/build-testkmod.sh), put
+#   at /lib/vfsb/vfsb_testkmod.ko for the tests to load themselves
 set -eu
-out=$1 krel=$2 modroot=$3 ko=$4 bindir=$5 mode=$6
+out=$1 krel=$2 modroot=$3 ko=$4 bindir=$5 mode=$6 testko=${7:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 # In-tree modules the guest may need; missing ones (built-in on some
@@ -32,6 +34,7 @@ case "$ko" in
 *.ko.gz) gzip -dc "$ko" > "$root"/lib/vfsb/vfsbarrier.ko ;;
 *) cp "$ko" "$root"/lib/vfsb/vfsbarrier.ko ;;
 esac
+[ -z "$testko" ] || cp "$testko" "$root"/lib/vfsb/vfsb_testkmod.ko
 cp -r "$bindir"/. "$root"/tests/
 
 # Modules: resolve dependencies with the target's modules.dep, decompress

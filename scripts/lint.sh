@@ -1,7 +1,7 @@
 #!/bin/sh
 # Lint, zero findings allowed:
-#   checkpatch --strict on every kernel source and header and the UAPI
-#     header;
+#   checkpatch --strict on every kernel source and header (the
+#     selftests' test module's too) and the UAPI header;
 #   sparse (C=2: every file rechecked) against the target kernel (KVER),
 #     or against the default kernel when the target's kbuild cannot run
 #     the host's sparse (7.x: its kbuild runs in a trixie chroot without
@@ -30,6 +30,7 @@ echo "lint: checkpatch --strict"
 if [ -f "$checkpatch" ]; then
 	out=$(perl "$checkpatch" --strict --no-tree --terse --show-types \
 		--ignore SPDX_LICENSE_TAG -f module/*.c module/*.h module/configure/*/test.c \
+		selftests/kmod/*.c \
 		include/uapi/linux/vfsbarrier.h 2>&1 |
 		grep -v '^total: 0 errors, 0 warnings, 0 checks' || true)
 	if [ -n "$out" ]; then

@@ -22,6 +22,9 @@ if [ -z "$ko" ]; then
 	ko=$(scripts/build-module.sh "$KREL" "$KDIR")
 fi
 echo "run-guest: module $ko"
+# The selftests' test module (selftests/kmod), built with kbuild in
+# every mode: it is loaded by tests only, never installed.
+testko=$(scripts/build-testkmod.sh "$KREL" "$KDIR")
 
 build=${VFSB_BUILD:-$top/build}
 bindir=$build/guest-bin
@@ -37,7 +40,7 @@ fi
 
 work=$build/$KREL
 mkdir -p "$work"
-scripts/initramfs.sh "$work/initramfs-$mode.cpio.gz" "$KREL" "$MODROOT" "$ko" "$bindir" "$mode"
+scripts/initramfs.sh "$work/initramfs-$mode.cpio.gz" "$KREL" "$MODROOT" "$ko" "$bindir" "$mode" "$testko"
 case "$mode" in
 check) tmo=${VFSB_GUEST_TIMEOUT:-1500} ;;
 bench) tmo=${VFSB_GUEST_TIMEOUT:-2400}

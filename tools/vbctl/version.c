@@ -76,6 +76,8 @@ int cmd_version(struct vbctl *vb, int argc, char **argv)
 		print_bits("coverage", v.coverage, vfsb_coverage_name);
 		print_bits("uncovered", v.coverage_known & ~v.coverage,
 			   vfsb_coverage_name);
+		print_bits("intent unwaited", v.intent_unwaited,
+			   vfsb_coverage_name);
 		return VB_OK;
 	}
 	jw_init(&j, stdout, true);
@@ -87,6 +89,8 @@ int cmd_version(struct vbctl *vb, int argc, char **argv)
 	jw_str(&j, "hooks", vfsb_hooks_state_name(v.hooks));
 	json_bits(&j, "coverage", v.coverage, vfsb_coverage_name);
 	json_bits(&j, "uncovered", v.coverage_known & ~v.coverage,
+		  vfsb_coverage_name);
+	json_bits(&j, "intent_unwaited", v.intent_unwaited,
 		  vfsb_coverage_name);
 	jw_end(&j);
 	return jw_close(&j) ? VB_FAILED : VB_OK;

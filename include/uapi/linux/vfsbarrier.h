@@ -52,7 +52,14 @@ struct vfsb_version {
 	__u32 coverage;		/* out: VFSB_COV_* whose hooks are live now */
 	__u32 coverage_known;	/* out: VFSB_COV_* this module can cover */
 	__u32 hooks;		/* out: VFSB_HOOKS_* */
-	__u32 reserved;
+	/*
+	 * out: VFSB_COV_* groups where intent mode cannot make a change
+	 * wait (another ftrace user, a livepatch or a post_handler kprobe,
+	 * holds a hooked function's IPMODIFY): such changes go on unacked
+	 * and their filesystem gets a VFSB_RESCAN_INTENT record. Zero in
+	 * modules before this field (it was reserved).
+	 */
+	__u32 intent_unwaited;
 };
 
 #define VFSB_FEAT_BARRIER	(1U << 0)	/* watch/barrier ioctls work */
@@ -342,7 +349,7 @@ struct vfsb_subscribe {
 #define VFSB_RESCAN_NO_MEMORY	(1U << 1)	/* no room to bracket a write */
 #define VFSB_RESCAN_NESTING	(1U << 2)	/* sections nested too deep */
 #define VFSB_RESCAN_NO_RETURN	(1U << 3)	/* a return hook had no instance */
-#define VFSB_RESCAN_NO_HOOK	(1U << 4)	/* a path this kernel cannot hook */
+#define VFSB_RESCAN_NO_HOOK	(1U << 4)	/* a hooked call ran without its hook */
 #define VFSB_RESCAN_TEST	(1U << 5)	/* injected by the test knob */
 #define VFSB_RESCAN_INTENT	(1U << 6)	/* a change went on without an ack */
 

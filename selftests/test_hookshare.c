@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sharing hooked functions with the kernel's other users of ftrace: a
+ * kprobe with a post_handler (which, like a livepatch, needs ftrace's
+ * IPMODIFY on its function) loads while a filesystem is watched, and a
+ * watch begins while one is held; where such a kprobe keeps intent mode
+ * from making a call wait, the call goes on and its filesystem gets a
+ * RESCAN; and a hook that ftrace's recursion guard skips (a hooked call
+ * made from inside another tracer's handler) gives a RESCAN too.
+ *
+ * The other user is selftests/kmod's test module, which the harness
+ * builds for each kernel and puts at TESTKO; each test loads it with
+ * the parameters it needs and unloads it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "vfsb.h"
+#include "modparam.h"
+#include "rec_batch.h"
+#include "testfs.h"
+#include "kselftest_harness.h"
+
+#define TESTKO		"/lib/vfsb/vfsb_testkmod.ko"
+#define TESTKO_PARAMS	"/sys/module/vfsb_testkmod/parameters/"
+#define DIR_T		"/tmp/hs-t"
+#define LONG_MS		60000	/* an intent timeout no test reaches */
+#define POST_KPROBE	"kprobe=rw_verify_area post=1"
+
+/* Loads the test module with params: 0 or -errno (finit_module's). */
+static int testko_load(const char *params)
+{
+	int fd = open(TESTKO, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static int testko_unload(void)
+{
+	return syscall(SYS_delete_module, "vfsb_testkmod", O_NONBLOCK) ?
+	       -errno : 0;
+}
+
+static long testko_hits(void)
+{
+	char buf[32];
+
+	if (sysfs_read(TESTKO_PARAMS "hits", buf, sizeof(buf)))
+		return -1;
+	return atol(buf);
+}
+
+static int append(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, "abc", 3);
+	close(fd);
+	return n == 3 ? 0 : n < 0 ? -errno : -EIO;
+}
+
+static long long size_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -errno : st.st_size;
+}
+
+/* A whole record, items included. */
+union rec {
+	struct vfsb_record r;
+	char bytes[VFSB_RECORD_MAX];
+};
+
+/*
+ * Waits (10 s at most) for a record of want_type with all of want_flags
+ * and copies it whole: 0 or -ETIMEDOUT.
+ */
+static int wait_record(int dev, int want_type, __u32 want_flags,
+		       union rec *out)
+{
+	static struct rec_batch b;
+	struct pollfd p = { .fd = dev, .events = POLLIN };
+	int tries, i;
+
+	for (tries = 0; tries < 100; tries++) {
+		if (rec_drain(dev, &b))
+			return -EIO;
+		for (i = 0; i < b.n; i++) {
+			struct vfsb_record *r = b.rec[i];
+
+			if (r->type == want_type &&
+			    (r->flags & want_flags) == want_flags) {
+				memcpy(out, r, r->size);
+				return 0;
+			}
+		}
+		poll(&p, 1, 100);
+	}
+	return -ETIMEDOUT;
+}
+
+/* A writer in a process of its own; its result (0 or -errno) on a pipe. */
+struct child {
+	pid_t pid;
+	int res;
+};
+
+static int child_start(struct child *ch, int (*fn)(const char *),
+		       const char *path)
+{
+	int rp[2];
+
+	if (pipe2(rp, O_CLOEXEC))
+		return -errno;
+	ch->pid = fork();
+	if (ch->pid < 0)
+		return -errno;
+	if (!ch->pid) {
+		int r, fd;
+
+		/* not the subscriber's device: it must not count as its own */
+		for (fd = 3; fd < 1024; fd++)
+			if (fd != rp[1])
+				close(fd);
+		r = fn(path);
+		_exit(write(rp[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
+	}
+	close(rp[1]);
+	ch->res = rp[0];
+	return 0;
+}
+
+/* The child's result within ms: 0 or -errno it reported; 1: none yet. */
+static int child_result(struct child *ch, int ms, int *res)
+{
+	struct pollfd p = { .fd = ch->res, .events = POLLIN };
+
+	if (poll(&p, 1, ms) != 1)
+		return 1;
+	if (read(ch->res, res, sizeof(*res)) != sizeof(*res))
+		return -EIO;
+	return 0;
+}
+
+static void child_end(struct child *ch)
+{
+	close(ch->res);
+	kill(ch->pid, SIGKILL);
+	waitpid(ch->pid, NULL, 0);
+}
+
+static int op_mkdir(const char *path)
+{
+	return mkdir(path, 0755) ? -errno : 0;
+}
+
+/* A fresh tmpfs with directories d and e and the file d/f. */
+static int setup_fs(void)
+{
+	int ret = mount_tmpfs(DIR_T);
+
+	if (ret)
+		return ret;
+	if (mkdir(DIR_T "/d", 0755) || mkdir(DIR_T "/e", 0755) ||
+	    put_file(DIR_T "/d/f", ""))
+		return -errno;
+	return 0;
+}
+
+/*
+ * A post_handler kprobe on a function the watch hooks (rw_verify_area)
+ * loads while the watch is in, and fires.
+ */
+TEST(post_handler_kprobe_loads_while_watched)
+{
+	int dev;
+
+	testko_unload();
+	ASSERT_EQ(0, setup_fs());
+	dev = vfsb_open();
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_T));
+	ASSERT_EQ(0, testko_load(POST_KPROBE));
+	EXPECT_EQ(0, append(DIR_T "/d/f"));
+	EXPECT_LT(0, testko_hits());
+	EXPECT_EQ(0, testko_unload());
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * The namespace helpers that kernel threads call (vfs_unlink() and the
+ * rest) are redirected only for an intent subscriber: a post_handler
+ * kprobe on one loads while a filesystem is watched without one, and
+ * fires.
+ */
+TEST(post_handler_kprobe_on_a_namespace_helper_loads_while_watched)
+{
+	int dev;
+
+	testko_unload();
+	ASSERT_EQ(0, setup_fs());
+	dev = vfsb_open();
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_T));
+	ASSERT_EQ(0, testko_load("kprobe=vfs_unlink post=1"));
+	EXPECT_EQ(0, unlink(DIR_T "/d/f"));
+	EXPECT_LT(0, testko_hits());
+	EXPECT_EQ(0, testko_unload());
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * The other way round: with the kprobe held, the hooks go in and the
+ * watch works (a write of the watched filesystem is recorded).
+ */
+TEST(watch_begins_while_a_post_handler_kprobe_is_held)
+{
+	union rec u;
+	int dev;
+
+	testko_unload();
+	ASSERT_EQ(0, setup_fs());
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, wait_hooks_off(dev));
+	ASSERT_EQ(0, testko_load(POST_KPROBE));
+	ASSERT_EQ(0, vfsb_subscribe(dev, 0, 0, 0, NULL));
+	EXPECT_EQ(0, vfsb_watch_path(dev, DIR_T));
+	EXPECT_EQ(0, append(DIR_T "/d/f"));
+	EXPECT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, 0, &u));
+	EXPECT_TRUE(u.r.reasons & VFSB_R_DATA_WRITE);
+	close(dev);
+	EXPECT_EQ(0, testko_unload());
+	param_set("hooks_linger_ms", "10000");
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * Intent mode with the kprobe held on rw_verify_area: vfsbarrier cannot
+ * have that function's IPMODIFY, so a data write there cannot be made
+ * to wait. VFSB_IOC_GET_VERSION says so (the data group's waits are
+ * off), the write goes on unacked, and its filesystem gets a RESCAN
+ * (VFSB_RESCAN_INTENT). Other functions still wait: a mkdir's intent
+ * is acked before the directory exists.
+ */
+TEST(intent_wait_falls_back_where_a_kprobe_holds_ipmodify)
+{
+	struct vfsb_version v;
+	union rec u;
+	struct child ch;
+	int dev, res;
+
+	testko_unload();
+	ASSERT_EQ(0, setup_fs());
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, wait_hooks_off(dev));
+	ASSERT_EQ(0, testko_load(POST_KPROBE));
+	ASSERT_EQ(0, vfsb_subscribe_intent(dev, 0, 0, LONG_MS, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_T));
+	ASSERT_EQ(0, vfsb_get_version(dev, &v));
+	EXPECT_TRUE(v.intent_unwaited & VFSB_COV_DATA);
+	EXPECT_FALSE(v.intent_unwaited & VFSB_COV_NAMESPACE);
+
+	/* the write lands with no ack, and says what it could not do */
+	ASSERT_EQ(0, child_start(&ch, append, DIR_T "/d/f"));
+	ASSERT_EQ(0, child_result(&ch, 20000, &res));
+	EXPECT_EQ(0, res);
+	EXPECT_EQ(3, size_of(DIR_T "/d/f"));
+	child_end(&ch);
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_RESCAN, 0, &u));
+	EXPECT_TRUE(u.r.reasons & VFSB_RESCAN_INTENT);
+
+	/* a hook whose IPMODIFY the module has still makes its call wait */
+	ASSERT_EQ(0, child_start(&ch, op_mkdir, DIR_T "/e/x"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	EXPECT_EQ(-ENOENT, size_of(DIR_T "/e/x"));
+	ASSERT_EQ(0, vfsb_ack(dev, u.r.seq));
+	ASSERT_EQ(0, child_result(&ch, 20000, &res));
+	EXPECT_EQ(0, res);
+	EXPECT_LE(0, size_of(DIR_T "/e/x"));
+	child_end(&ch);
+
+	close(dev);
+	EXPECT_EQ(0, testko_unload());
+	param_set("hooks_linger_ms", "10000");
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * A write made while the task holds ftrace's recursion guard (as a
+ * kprobe or ftrace handler that writes a file does) passes every
+ * announcing hook as nested: they are skipped, and the watched
+ * filesystem gets a RESCAN (VFSB_RESCAN_NO_HOOK) rather than nothing.
+ */
+TEST(hook_skipped_as_recursive_gives_a_rescan)
+{
+	union rec u;
+	int dev;
+
+	testko_unload();
+	ASSERT_EQ(0, setup_fs());
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_subscribe(dev, 0, 0, 0, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_T));
+	ASSERT_EQ(0, testko_load(""));
+	ASSERT_EQ(0, sysfs_write(TESTKO_PARAMS "recurse_write",
+				 DIR_T "/d/f"));
+	EXPECT_LT(0, size_of(DIR_T "/d/f"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_RESCAN, 0, &u));
+	EXPECT_TRUE(u.r.reasons & VFSB_RESCAN_NO_HOOK);
+	EXPECT_EQ(0, testko_unload());
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+TEST_HARNESS_MAIN
