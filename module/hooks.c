@@ -47,6 +47,7 @@
 #include <linux/sched/task_stack.h>
 #include <linux/posix_acl.h>
 #include <linux/security.h>
+#include <linux/xattr.h>
 #include <linux/splice.h>
 #include <uapi/linux/vfsbarrier.h>
 
@@ -604,7 +605,7 @@ static noinline void vfsb_xattr_change(struct ftrace_regs *fregs)
 	struct vfsb_intent_req req = { };
 
 	vfsb_announce_dentry(ARG(1), VFSB_R_XATTR, NULL, &req);
-	vfsb_settle_syscall(fregs, &req);
+	vfsb_settle_ns(fregs, &req, ARG(1));
 }
 
 /* vfs_fileattr_set: (idmap, dentry, fa): chattr, FS_IOC_FSSETXATTR */
@@ -1184,6 +1185,32 @@ static int notrace vfsb_wrap_notify_change(VFSB_IDMAP *idmap,
 							    &orig));
 }
 
+/*
+ * Extended attributes (ksmbd keeps a file's DOS attributes in one:
+ * fs/smb/server/vfs.c ksmbd_vfs_setxattr()): vfs_setxattr() and
+ * vfs_removexattr() take the inode's lock themselves and make the check
+ * under it before they change anything (6.1.0-57 fs/xattr.c
+ * __vfs_setxattr_locked(), __vfs_removexattr_locked()); the same
+ * prototypes in 6.12 and 7.3.
+ */
+static typeof(vfs_setxattr) vfsb_wrap_vfs_setxattr;
+static int notrace vfsb_wrap_vfs_setxattr(VFSB_IDMAP *idmap,
+					  struct dentry *dentry,
+					  const char *name, const void *value,
+					  size_t size, int flags)
+{
+	return VFSB_NS_CALL(dentry, vfs_setxattr(idmap, dentry, name, value,
+						 size, flags));
+}
+
+static typeof(vfs_removexattr) vfsb_wrap_vfs_removexattr;
+static int notrace vfsb_wrap_vfs_removexattr(VFSB_IDMAP *idmap,
+					     struct dentry *dentry,
+					     const char *name)
+{
+	return VFSB_NS_CALL(dentry, vfs_removexattr(idmap, dentry, name));
+}
+
 /* (idmap, dir, dentry, ...): mkdir, mknod, symlink, rmdir, unlink */
 static bool vfsb_redirect_ns_dir1(struct ftrace_regs *fregs)
 {
@@ -1634,6 +1661,10 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 	REDIRECT(vfs_rename, vfsb_redirect_rename, VFSB_COV_NAMESPACE,
 		 .optional = true, .intent_only = true),
 	REDIRECT(notify_change, vfsb_redirect_ns_dentry1, VFSB_COV_NAMESPACE,
+		 .optional = true, .intent_only = true),
+	REDIRECT(vfs_setxattr, vfsb_redirect_ns_dentry1, VFSB_COV_NAMESPACE,
+		 .optional = true, .intent_only = true),
+	REDIRECT(vfs_removexattr, vfsb_redirect_ns_dentry1, VFSB_COV_NAMESPACE,
 		 .optional = true, .intent_only = true),
 #endif
 

@@ -34,6 +34,7 @@
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 
 #include "vfsb.h"
 #include "vfsb_uring.h"
@@ -223,23 +224,26 @@ static int wait_record(int dev, int want_type, __u32 want_flags,
 {
 	static struct rec_batch b;
 	struct pollfd p = { .fd = dev, .events = POLLIN };
-	int tries, i;
+	int tries, i, found;
 
 	for (tries = 0; tries < 100; tries++) {
 		if (rec_drain(dev, &b))
 			return -EIO;
+		found = -1;
+		/* the whole batch: its RESCAN records may follow the match */
 		for (i = 0; i < b.n; i++) {
 			struct vfsb_record *r = b.rec[i];
 
 			if (r->type == VFSB_REC_RESCAN &&
 			    want_type != VFSB_REC_RESCAN)
 				rescans_passed++;
-
-			if (r->type == want_type &&
-			    (r->flags & want_flags) == want_flags) {
-				memcpy(out, r, r->size);
-				return 0;
-			}
+			if (found < 0 && r->type == want_type &&
+			    (r->flags & want_flags) == want_flags)
+				found = i;
+		}
+		if (found >= 0) {
+			memcpy(out, b.rec[found], b.rec[found]->size);
+			return 0;
 		}
 		poll(&p, 1, 100);
 	}
@@ -1483,6 +1487,12 @@ static int uring_ns(__u8 op, const char *path, const char *path2)
 	sqe.addr = (unsigned long)path;
 	if (op == IORING_OP_MKDIRAT) {
 		sqe.len = 0755;
+	} else if (op == IORING_OP_SETXATTR) {
+		/* path2: the attribute's name; its value "v" */
+		sqe.addr = (unsigned long)path2;
+		sqe.addr2 = (unsigned long)"v";
+		sqe.addr3 = (unsigned long)path;
+		sqe.len = 1;
 	} else if (op == IORING_OP_RENAMEAT) {
 		sqe.len = AT_FDCWD;
 		sqe.addr2 = (unsigned long)path2;
@@ -1502,6 +1512,11 @@ static int op_uring_mkdir(const char *path, int ctl, int res)
 static int op_uring_unlink(const char *path, int ctl, int res)
 {
 	return uring_ns(IORING_OP_UNLINKAT, path, NULL);
+}
+
+static int op_uring_setxattr(const char *path, int ctl, int res)
+{
+	return uring_ns(IORING_OP_SETXATTR, path, "trusted.vfsb");
 }
 
 /* path to path + "2" */
@@ -1577,6 +1592,13 @@ static bool made_gone(const char *path)
 	return !exists(path);
 }
 
+static bool made_xattr(const char *path)
+{
+	char v[8];
+
+	return getxattr(path, "trusted.vfsb", v, sizeof(v)) == 1;
+}
+
 /*
  * io_uring's namespace operations wait for their ack in the io-wq
  * worker that makes them, in vfs_mkdir()'s, vfs_unlink()'s and
@@ -1594,6 +1616,8 @@ static void uring_ns_waits(struct __test_metadata *_metadata, __u32 flags)
 	ASSERT_EQ(0, mkdir(DIR_T "/r", 0755));
 	ASSERT_EQ(0, put_file(DIR_T "/u/f", ""));
 	ASSERT_EQ(0, put_file(DIR_T "/r/f", ""));
+	ASSERT_EQ(0, mkdir(DIR_T "/x", 0755));
+	ASSERT_EQ(0, put_file(DIR_T "/x/f", ""));
 	ret = ns_change_waits(dev, op_uring_mkdir, DIR_T "/m/x", made_dir);
 	if (ret == -ENOSYS || ret == -EINVAL) {
 		close(dev);
@@ -1606,6 +1630,9 @@ static void uring_ns_waits(struct __test_metadata *_metadata, __u32 flags)
 	EXPECT_EQ(0, ns_change_waits(dev, op_uring_rename, DIR_T "/r/f",
 				     made_gone));
 	EXPECT_TRUE(exists(DIR_T "/r/f2"));
+	/* an extended attribute, as ksmbd keeps DOS attributes */
+	EXPECT_EQ(0, ns_change_waits(dev, op_uring_setxattr, DIR_T "/x/f",
+				     made_xattr));
 	close(dev);
 	umount2(DIR_T, MNT_DETACH);
 }
