@@ -39,15 +39,29 @@ delay=
 case ${VFSB_CRASH_MODE:-mixed} in
 hardlink | tmpfile | dirrename) delay="--commit-delay 500ms" ;;
 esac
-# shellcheck disable=SC2086 # $refuse, $delay: words or none
-vbjournald --fs /data --journal /jr/journal --interval 3600000 $refuse $delay \
-	>/tmp/jd.log 2>&1 &
+# The restart mode runs it as a service with a file descriptor store,
+# restarted every second or so (svcrun.c): no restart may need a gap.
+# Its log then goes to the journal's disk, for the check after the crash.
+# VFSB_CRASH_NO_STORE=1 keeps no descriptor: each restart is then a gap,
+# which the harness counts as a failure (the negative control).
+svc=''
+log=/tmp/jd.log
+if [ "${VFSB_CRASH_MODE:-mixed}" = restart ]; then
+	svc="svcrun /tmp/notify" log=/jr/jd.log
+	echo "== seed $seed" >>$log
+fi
+: >>$log
+from=$(($(wc -l <$log) + 1))
+[ -n "${VFSB_CRASH_NO_STORE:-}" ] && export SVCRUN_NO_STORE=1
+# shellcheck disable=SC2086 # $svc, $refuse, $delay: words or none
+$svc vbjournald --fs /data --journal /jr/journal --interval 3600000 $refuse \
+	$delay >>$log 2>&1 &
 jd=$!
 i=0
-until grep -q "vbjournald: journal" /tmp/jd.log; do
+until tail -n +$from $log | grep -q "vbjournald: journal"; do
 	i=$((i + 1))
 	if [ $i -gt 300 ] || ! kill -0 $jd 2>/dev/null; then
-		say "FAIL: the daemon did not start"; cat /tmp/jd.log; exit 1
+		say "FAIL: the daemon did not start"; tail -n 20 $log; exit 1
 	fi
 	sleep 0.1
 done
@@ -57,4 +71,11 @@ if [ $first = 0 ]; then
 fi
 [ "$phase" = verify ] && { kill $jd; wait $jd; exit 0; }
 say "workload ${VFSB_CRASH_MODE:-mixed}, seed $seed${refuse:+, $refuse}${delay:+, $delay}"
+if [ -n "$svc" ]; then
+	(
+		while sleep 1; do
+			kill -USR2 $jd 2>/dev/null || exit 0
+		done
+	) &
+fi
 VFSB_CRASH_REFUSE=${refuse:+1} crashload run /data /jr "$seed"

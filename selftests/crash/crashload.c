@@ -22,7 +22,9 @@
  * they were made with; also files made as tS/u*, linked into tD* and
  * unlinked from tS, written through their descriptor), dirrename
  * (whole subtrees of r* renamed while written inside, the journal's
- * disk kept busy so that the daemon's commits lag).
+ * disk kept busy so that the daemon's commits lag), restart (mixed's
+ * workload while crash.sh restarts the daemon every second or so
+ * through a file descriptor store: svcrun.c).
  *
  * The manifest holds a line per entry: "D path", or "F path size mode
  * mtime hash ino" for anything else. A path differs when its line is not
@@ -369,10 +371,10 @@ static void one_op(const char *dir, unsigned int *seed, int id, long *made)
 #define RFILES		4
 #define SLOTS		8
 
-enum mode { MIXED, HARDLINK, TMPFILE, DIRRENAME };
+enum mode { MIXED, HARDLINK, TMPFILE, DIRRENAME, RESTART };
 
 static const char *const mode_names[] = { "mixed", "hardlink", "tmpfile",
-					  "dirrename" };
+					  "dirrename", "restart" };
 static enum mode mode;
 
 static void put_file(const char *path, size_t len, unsigned int *seed)
@@ -1532,7 +1534,7 @@ int main(int argc, char **argv)
 			break;
 	if (k == sizeof(mode_names) / sizeof(*mode_names)) {
 		fprintf(stderr, "crashload: VFSB_CRASH_MODE=%s: not one of "
-			"mixed, hardlink, tmpfile, dirrename\n", env);
+			"mixed, hardlink, tmpfile, dirrename, restart\n", env);
 		return 2;
 	}
 	mode = env && env[0] ? k : MIXED;
