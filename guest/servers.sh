@@ -145,6 +145,13 @@ smb_start() {
 	for p in ksmbd.mountd ksmbd.adduser ksmbd.control; do
 		command -v $p >/dev/null || skip "no $p in this initramfs"
 	done
+	# Debian's 6.1.0-57 (6.1.192) ksmbd oopses on the first directory a
+	# client opens without a directory lease (6.1's CIFS client asks for
+	# none): smb_grant_oplock() grants nothing and smb2_open() calls
+	# opinfo_put(NULL) (fs/smb/server/smb2pdu.c:3442, oplock.c:1280).
+	case "$(uname -r)" in
+	6.1.*) skip "kernel $(uname -r): its ksmbd oopses in smb2_open() on opinfo_put(NULL) for any directory open" ;;
+	esac
 	load_modules
 	[ -d /sys/module/ksmbd ] || skip "kernel $(uname -r) has no ksmbd"
 	grep -qw cifs /proc/filesystems || skip "kernel $(uname -r) has no CIFS client"
