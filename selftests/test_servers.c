@@ -313,12 +313,12 @@ static void srv_op_waits(struct __test_metadata *_metadata,
 					  ret ? "has not returned" : "returned", res);
 	}
 	/* (ii) not made, not returned */
-	EXPECT_EQ(1, child_result(&ch, 0, &res)) TH_LOG("the client's call returned %d before the ack", res);
+	done = child_result(&ch, 0, &res);
+	EXPECT_EQ(1, done) TH_LOG("the client's call returned %d before the ack", res);
 	EXPECT_FALSE(changed(fd, &before)) TH_LOG("the export shows the change before the ack");
 
 	/* (iii) once acked: made, with success at the client */
 	EXPECT_EQ(0, vfsb_ack(dev, u.r.seq));
-	done = 1;
 	for (i = 0; i < 300 && done == 1; i++) {
 		done = child_result(&ch, 100, &res);
 		ASSERT_EQ(0, read_records(dev, 0, true, &u, &found, &rescans));
