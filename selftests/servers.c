@@ -162,6 +162,10 @@ void srv_stop_all(void)
 	if (system(SRV_SCRIPT " logs 2>&1 | sed 's/^/# /'"))
 		fprintf(stderr, "# " SRV_SCRIPT " logs failed\n");
 	srv_script("stop", why, sizeof(why));
-	if (mounted(SRV_EXPORT))
-		umount2(SRV_EXPORT, 0);
+	/* the scratch disk is the next program's */
+	if (mounted(SRV_EXPORT) && umount2(SRV_EXPORT, 0)) {
+		fprintf(stderr, "# umount " SRV_EXPORT ": %s; detaching it\n",
+			strerror(errno));
+		umount2(SRV_EXPORT, MNT_DETACH);
+	}
 }
