@@ -338,7 +338,8 @@ static void srv_op_waits(struct __test_metadata *_metadata,
 	}
 	/* (iv) nothing went on unacked */
 	ASSERT_EQ(0, read_records(dev, 0, true, &u, &found, &rescans));
-	EXPECT_EQ(0, rescans) TH_LOG("a RESCAN record: the change went on unacked");
+	EXPECT_EQ(0, rescans) TH_LOG("a RESCAN record: the change went on unacked (its intent's reasons: 0x%x)",
+				     u.r.reasons);
 	close(dev);
 }
 
