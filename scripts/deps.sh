@@ -34,3 +34,7 @@ if [ ! -f /usr/src/linux-source-6.1/scripts/checkpatch.pl ]; then
 	echo "deps: unpacking /usr/src/linux-source-6.1.tar.xz"
 	tar -C /usr/src -xf /usr/src/linux-source-6.1.tar.xz
 fi
+
+# Debian's file-server userland for the guest's server tests, into a
+# cache (nothing is installed here): scripts/servers-fetch.sh.
+"$(dirname "$0")"/servers-fetch.sh >/dev/null
