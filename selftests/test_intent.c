@@ -1174,45 +1174,44 @@ static int op_uring_direct_fixed(const char *path, int ctl, int res)
 }
 
 /*
- * An io_uring write into a directory not acked in the epoch, by fn on
- * path (empty): its intent comes, and until it is acked the write is
- * not made and not completed; after the ack it completes, wrote its 4096
- * bytes once, and nothing went on unacked (no RESCAN record). 0, or
- * what went wrong, said on stderr; -ENOSYS: no io_uring.
+ * fn's change of path (in a directory not acked in the epoch) waits for
+ * its ack: its intent comes; until the ack, state(path) is still 0 (as
+ * before) and the caller has no completion; then it completes with 0,
+ * state(path) is 1 (made as it should be), and nothing went on unacked
+ * (no RESCAN record). 0, or what went wrong, said on stderr;
+ * -ENOSYS/-EINVAL: this io_uring lacks the operation.
  */
-static int uring_write_waits(int dev, child_fn fn, const char *path)
+static int change_waits(int dev, child_fn fn, const char *path,
+			int (*state)(const char *path))
 {
 	static struct rec_batch b;
 	union rec u;
 	struct child ch;
-	struct stat st;
-	int ret, res = 0, i;
+	int ret, res = 0, i, st;
 
 	rescans_passed = 0;
 	ret = child_start(&ch, fn, path);
 	if (ret)
 		return ret;
-	ret = wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u);
-	if (ret) {
+	if (wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u)) {
 		if (child_result(&ch, 0, &res))
 			fprintf(stderr, "# no intent record, no result\n");
-		else if (res != -ENOSYS)
+		else if (res != -ENOSYS && res != -EINVAL)
 			fprintf(stderr, "# no intent record; result %d\n", res);
 		child_end(&ch);
-		return res == -ENOSYS ? res : -EIO;
+		return res == -ENOSYS || res == -EINVAL ? res : -EIO;
 	}
 	ret = -EIO;
 	if (child_result(&ch, 0, &res) != 1)
 		fprintf(stderr, "# completed (%d) before its ack\n", res);
-	else if (stat(path, &st) || st.st_size)
-		fprintf(stderr, "# written before its ack\n");
+	else if ((st = state(path)) != 0)
+		fprintf(stderr, "# changed before its ack (state %d)\n", st);
 	else if (vfsb_ack(dev, u.r.seq))
 		fprintf(stderr, "# ack: %s\n", strerror(errno));
 	else if (child_result(&ch, 20000, &res) || res)
 		fprintf(stderr, "# no completion after the ack (%d)\n", res);
-	else if (stat(path, &st) || st.st_size != 4096)
-		fprintf(stderr, "# %lld bytes after the ack\n",
-			(long long)st.st_size);
+	else if ((st = state(path)) != 1)
+		fprintf(stderr, "# not made after the ack (state %d)\n", st);
 	else
 		ret = 0;
 	child_end(&ch);
@@ -1229,6 +1228,16 @@ static int uring_write_waits(int dev, child_fn fn, const char *path)
 	return ret;
 }
 
+/* A file written by uring_write_4k(): 0 empty, 1 its 4096 bytes. */
+static int wrote_4k(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -errno;
+	return !st.st_size ? 0 : st.st_size == 4096 ? 1 : 2;
+}
+
 /*
  * io_uring writes wait for their ack in an io-wq worker, which may
  * sleep: a buffered write (tmpfs: io_uring hands it to a worker at
@@ -1241,7 +1250,7 @@ TEST(io_uring_buffered_write_waits_for_its_ack)
 	int dev, ret;
 
 	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
-	ret = uring_write_waits(dev, op_uring_buffered, DIR_T "/d/f");
+	ret = change_waits(dev, op_uring_buffered, DIR_T "/d/f", wrote_4k);
 	if (ret == -ENOSYS)
 		SKIP(return, "no io_uring");
 	EXPECT_EQ(0, ret);
@@ -1266,7 +1275,7 @@ static int uring_direct_waits(int dev_flags, child_fn fn)
 	if (!ret)
 		ret = vfsb_watch_path(dev, DIR_E);
 	if (!ret)
-		ret = uring_write_waits(dev, fn, DIR_E "/d/f");
+		ret = change_waits(dev, fn, DIR_E "/d/f", wrote_4k);
 	if (dev >= 0)
 		close(dev);
 	umount2(DIR_E, MNT_DETACH);
@@ -1528,71 +1537,18 @@ static int op_uring_rename(const char *path, int ctl, int res)
 	return uring_ns(IORING_OP_RENAMEAT, path, to);
 }
 
-/*
- * fn's change of path (in a directory not acked in the epoch) waits for
- * its ack: its intent comes; until the ack, done() says it was not made
- * and the caller has no completion; then it completes with 0 and is
- * made, with no RESCAN record. 0, or what went wrong on stderr;
- * -ENOSYS/-EINVAL: this io_uring lacks the operation.
- */
-static int ns_change_waits(int dev, child_fn fn, const char *path,
-			   bool (*made)(const char *path))
-{
-	static struct rec_batch b;
-	union rec u;
-	struct child ch;
-	int ret, res = 0, i;
 
-	rescans_passed = 0;
-	ret = child_start(&ch, fn, path);
-	if (ret)
-		return ret;
-	if (wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u)) {
-		if (child_result(&ch, 0, &res))
-			fprintf(stderr, "# no intent record, no result\n");
-		else if (res != -ENOSYS && res != -EINVAL)
-			fprintf(stderr, "# no intent record; result %d\n", res);
-		child_end(&ch);
-		return res == -ENOSYS || res == -EINVAL ? res : -EIO;
-	}
-	ret = -EIO;
-	if (child_result(&ch, 0, &res) != 1)
-		fprintf(stderr, "# completed (%d) before its ack\n", res);
-	else if (made(path))
-		fprintf(stderr, "# made before its ack\n");
-	else if (vfsb_ack(dev, u.r.seq))
-		fprintf(stderr, "# ack: %s\n", strerror(errno));
-	else if (child_result(&ch, 20000, &res) || res)
-		fprintf(stderr, "# no completion after the ack (%d)\n", res);
-	else if (!made(path))
-		fprintf(stderr, "# not made after the ack\n");
-	else
-		ret = 0;
-	child_end(&ch);
-	if (!ret && rec_drain(dev, &b)) {
-		fprintf(stderr, "# reading records: %s\n", strerror(errno));
-		ret = -EIO;
-	}
-	for (i = 0; !ret && i < b.n; i++)
-		rescans_passed += b.rec[i]->type == VFSB_REC_RESCAN;
-	if (!ret && rescans_passed) {
-		fprintf(stderr, "# a RESCAN record: it went on unacked\n");
-		ret = -EIO;
-	}
-	return ret;
-}
-
-static bool made_dir(const char *path)
+static int made_dir(const char *path)
 {
 	return exists(path);
 }
 
-static bool made_gone(const char *path)
+static int made_gone(const char *path)
 {
 	return !exists(path);
 }
 
-static bool made_xattr(const char *path)
+static int made_xattr(const char *path)
 {
 	char v[8];
 
@@ -1618,21 +1574,21 @@ static void uring_ns_waits(struct __test_metadata *_metadata, __u32 flags)
 	ASSERT_EQ(0, put_file(DIR_T "/r/f", ""));
 	ASSERT_EQ(0, mkdir(DIR_T "/x", 0755));
 	ASSERT_EQ(0, put_file(DIR_T "/x/f", ""));
-	ret = ns_change_waits(dev, op_uring_mkdir, DIR_T "/m/x", made_dir);
+	ret = change_waits(dev, op_uring_mkdir, DIR_T "/m/x", made_dir);
 	if (ret == -ENOSYS || ret == -EINVAL) {
 		close(dev);
 		umount2(DIR_T, MNT_DETACH);
 		SKIP(return, "no io_uring mkdirat");
 	}
 	EXPECT_EQ(0, ret);
-	EXPECT_EQ(0, ns_change_waits(dev, op_uring_unlink, DIR_T "/u/f",
-				     made_gone));
-	EXPECT_EQ(0, ns_change_waits(dev, op_uring_rename, DIR_T "/r/f",
-				     made_gone));
+	EXPECT_EQ(0, change_waits(dev, op_uring_unlink, DIR_T "/u/f",
+				  made_gone));
+	EXPECT_EQ(0, change_waits(dev, op_uring_rename, DIR_T "/r/f",
+				  made_gone));
 	EXPECT_TRUE(exists(DIR_T "/r/f2"));
 	/* an extended attribute, as ksmbd keeps DOS attributes */
-	EXPECT_EQ(0, ns_change_waits(dev, op_uring_setxattr, DIR_T "/x/f",
-				     made_xattr));
+	EXPECT_EQ(0, change_waits(dev, op_uring_setxattr, DIR_T "/x/f",
+				  made_xattr));
 	close(dev);
 	umount2(DIR_T, MNT_DETACH);
 }
