@@ -125,6 +125,9 @@ static int daemon_line(struct daemon *d)
 /* Where the next daemon_start() sends the daemon's stderr (NULL: ours). */
 static const char *daemon_err;
 
+/* Whether daemon_start() waits for the daemon's first line (it is ready). */
+static bool daemon_ready = true;
+
 /* Starts vbjournald on watched (extra: one more argument, or NULL). */
 static int daemon_start(struct daemon *d, const char *journal,
 			const char *extra)
@@ -153,7 +156,7 @@ static int daemon_start(struct daemon *d, const char *journal,
 	}
 	close(p[1]);
 	d->out = p[0];
-	return daemon_line(d);
+	return daemon_ready ? daemon_line(d) : 0;
 }
 
 static int daemon_stop(struct daemon *d, int sig)
@@ -1020,6 +1023,59 @@ TEST_F_TIMEOUT(slow, full_journal_disk_waits_and_resumes, 180)
 	EXPECT_TRUE(alive(&d));
 	ASSERT_EQ(0, checkpoint(c1, sizeof(c1)));
 	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	EXPECT_TRUE(listed(DIR_W "/e"));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	journal = JOURNAL;
+	unlink(LOG);
+	umount2(DIR_S, MNT_DETACH);
+	teardown();
+}
+
+/*
+ * The journal's disk full when the daemon starts (a restart, a reboot):
+ * it does not exit (systemd would restart it until its start limit and
+ * give up), it says so, waits and retries, and starts when there is
+ * space again.
+ */
+TEST_F_TIMEOUT(slow, full_journal_disk_at_start_waits, 180)
+{
+	struct daemon d;
+	static char chunk[65536];
+	char c0[64], c1[64], c2[64];
+	int fd;
+
+	ASSERT_EQ(0, setup());
+	mkdir(DIR_S, 0755);
+	ASSERT_EQ(0, mount("tmpfs", DIR_S, "tmpfs", 0, "size=4m"));
+	ASSERT_EQ(0, daemon_start(&d, DIR_S "/journal", NULL));
+	journal = DIR_S "/journal";
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+
+	fd = open(DIR_S "/fill", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	while (write(fd, chunk, sizeof(chunk)) > 0)
+		;
+	EXPECT_EQ(ENOSPC, errno);
+	close(fd);
+
+	/* started on a full disk: it waits, alive, and says why */
+	daemon_err = LOG;
+	daemon_ready = false;
+	ASSERT_EQ(0, daemon_start(&d, DIR_S "/journal", NULL));
+	daemon_err = NULL;
+	daemon_ready = true;
+	ASSERT_EQ(0, wait_log(LOG, "the journal's filesystem is full", 1));
+	EXPECT_TRUE(alive(&d));
+
+	/* space again: it starts, and the journal answers */
+	ASSERT_EQ(0, unlink(DIR_S "/fill"));
+	ASSERT_EQ(0, daemon_line(&d));
+	EXPECT_TRUE(alive(&d));
+	ASSERT_EQ(0, checkpoint(c1, sizeof(c1)));
+	EXPECT_EQ(0, mkdir(DIR_W "/e/later", 0755));
+	ASSERT_EQ(0, checkpoint(c2, sizeof(c2)));
+	EXPECT_EQ(0, vbjournal("changes", "--since", c1, NULL));
 	EXPECT_TRUE(listed(DIR_W "/e"));
 	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
 	journal = JOURNAL;

@@ -151,6 +151,7 @@ int vbj_fail(struct vbj_store *s, const char *what)
 	if (s->err)
 		return s->err;
 	s->err = err;
+	s->full = vbj_disk_full(s);
 	snprintf(s->why, sizeof(s->why), "%s: %s: %s%s", s->path, what,
 		 s->db ? sqlite3_errmsg(s->db) : "cannot open",
 		 err == VBJ_E_CORRUPT ? " (the journal is corrupt)" : "");

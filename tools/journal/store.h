@@ -58,6 +58,7 @@ struct vbj_store {
 	char path[4096];	/* of journal.db */
 	/* the first failure (vbj_open(), vbj_int(), vbj_fail()) */
 	enum vbj_err err;
+	bool full;		/* that first failure: the disk was full */
 	char why[4096 + 1024];
 	bool log;		/* also print each failure on stderr (daemon) */
 	/* with log: prints one failure's line instead (NULL: stderr) */

@@ -468,7 +468,6 @@ static int setup_fs(struct daemon *d, const char *boot)
 	}
 	for (i = 0; i < d->nfs; i++) {
 		struct fs *f = &d->fs[i];
-		char key[64], ident[48];
 
 		ret = d->resumed ? vbjd_fdstore_watch(d->dev, f->fd, &f->dev) :
 		      vfsb_watch_fd(d->dev, f->fd, &f->dev);
@@ -480,6 +479,20 @@ static int setup_fs(struct daemon *d, const char *boot)
 				 strerror(-ret));
 			return ret;
 		}
+	}
+	return 0;
+}
+
+/* Each watched filesystem's id in the journal (new ones get one). */
+static int register_fs(struct daemon *d, const char *boot)
+{
+	int i, ret;
+
+	(void)boot;
+	for (i = 0; i < d->nfs; i++) {
+		struct fs *f = &d->fs[i];
+		char key[64], ident[48];
+
 		fs_key(d->dev, f->path, key, sizeof(key));
 		vbj_fs_ident(f->fd, ident, sizeof(ident));
 		ret = vbj_fs_id(&d->st, key, f->path, ident, &f->id);
@@ -894,6 +907,65 @@ static unsigned int full_backoff_ms(unsigned int n)
 	return n >= 6 ? 60000 : 1000U << n;
 }
 
+/* The journal's step at startup: opening it, or one that writes to it. */
+typedef int (*start_step)(struct daemon *d, const char *boot);
+
+static int open_journal(struct daemon *d, const char *boot)
+{
+	(void)boot;
+	return vbj_open(&d->st, d->journal, VBJ_CREATE);
+}
+
+/*
+ * Runs a startup step until it does not fail on a full disk (a restart
+ * or a reboot with the journal's filesystem full): exiting would have
+ * the service manager restart the daemon until its start limit, then
+ * leave the filesystems unjournaled for good. The step's transaction is
+ * rolled back, nothing of it stays; the writers of a subscription taken
+ * already wait for their acks meanwhile, as on a full disk later. 0,
+ * the step's failure, or -EINTR when asked to stop.
+ */
+static int until_room(struct daemon *d, start_step step, const char *boot)
+{
+	unsigned int tries = 0, wait;
+	uint64_t since = now_ms();
+	int ret;
+
+	for (;;) {
+		ret = step(d, boot);
+		if (!ret || !(d->st.full || vbj_disk_full(&d->st)))
+			break;
+		if (d->st.db && !sqlite3_get_autocommit(d->st.db))
+			vbj_exec(&d->st, "ROLLBACK");
+		/* the next failure is the retry's own */
+		d->st.err = VBJ_OK;
+		d->st.full = false;
+		wait = full_backoff_ms(tries++);
+		if (tries == 1)
+			vbjd_log(LOG_ERR, "%s: the journal's filesystem is "
+				 "full: not starting yet, retrying",
+				 d->journal);
+		else
+			vbjd_log(LOG_DEBUG, "%s: still full, retry in %u ms",
+				 d->journal, wait);
+		/* not ready yet: the start's time limit waits too */
+		vbjd_notify("EXTEND_TIMEOUT_USEC=%llu\nSTATUS=journal disk "
+			    "full (%s): starting when there is space, retry "
+			    "in %u s", (wait + 60000ULL) * 1000, d->journal,
+			    wait / 1000);
+		if (want_stop)
+			return -EINTR;
+		/* a signal ends the sleep: a stop is not kept waiting */
+		poll(NULL, 0, (int)wait);
+		if (want_stop)
+			return -EINTR;
+	}
+	if (!ret && tries)
+		vbjd_log(LOG_NOTICE, "%s: space again after %" PRIu64
+			 " s: starting", d->journal, (now_ms() - since) / 1000);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1022,6 +1094,11 @@ int main(int argc, char **argv)
 			 strerror(errno));
 		return 1;
 	}
+	/* a stop while it waits for room (until_room()) ends it cleanly */
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
 	lock = vbj_lock_take(d.journal, &holder);
 	if (lock == -EBUSY) {
 		if (holder > 0)
@@ -1063,7 +1140,9 @@ int main(int argc, char **argv)
 			 strerror(-d.dev));
 		return 1;
 	}
-	ret = vbj_open(&d.st, d.journal, VBJ_CREATE);
+	ret = until_room(&d, open_journal, boot);
+	if (ret == -EINTR)
+		return 0;
 	if (ret) {
 		vbjd_log(LOG_ERR, "%s", d.st.why);
 		return 1;
@@ -1073,17 +1152,17 @@ int main(int argc, char **argv)
 	d.st.log_line = store_log;
 	ret = setup_fs(&d, boot);
 	if (!ret)
-		ret = recover(&d, boot);
+		ret = until_room(&d, register_fs, boot);
+	if (!ret)
+		ret = until_room(&d, recover, boot);
+	if (ret == -EINTR)
+		return 0;
 	if (ret)
 		return 1;
 	/* what an earlier session acked and could not name yet */
 	if (start_namer(&d))
 		return 1;
 	vbj_namer_kick(d.namer, d.base - 1);
-	sigaction(SIGUSR1, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
 	printf("vbjournald: journal %016" PRIx64 " epoch %" PRId64
 	       ", %d filesystems\n", d.st.journal_id, d.base, d.nfs);
 	fflush(stdout);
