@@ -70,6 +70,8 @@ struct vfsb_ring {
 	u64 epoch;			/* coalescing: bumped by the owner's barriers */
 	u64 last_pos;			/* where the last stored record starts */
 	bool last_is_change;		/* and whether it is a CHANGE record */
+	/* the reader may be copying out what is below: it stays as it is */
+	u64 read_limit;
 	struct vfsb_coalesce_ent *cset;
 	wait_queue_head_t *wq;
 };
@@ -280,29 +282,60 @@ static bool vfsb_ring_coalesced(struct vfsb_ring *r, const struct vfsb_ckey *key
  * before it was emitted. Everything but the sequence number, the time
  * and the thread is compared: the writer's process, the handles and the
  * name too (an io_uring write retried by an io-wq worker comes from
- * another thread of the same process). Called with r->lock held.
+ * another thread of the same process).
+ *
+ * A data write that differs only in its range, and whose range touches
+ * or overlaps the unread record's, widens that record's range to cover
+ * both (a file appended a few bytes at a time is one record per read,
+ * not one per write). The record is changed in place, so only one the
+ * reader is not copying out: vfsb_ring_read() copies [tail, head) as
+ * it was under the lock without holding it, and read_limit is that
+ * head. A record read already is never changed: its reader's barrier
+ * does not cover the new write, which gets a record of its own.
+ * Called with r->lock held.
  */
-static bool vfsb_ring_repeat(struct vfsb_ring *r, const struct vfsb_record *rec)
+static bool vfsb_ring_merge(struct vfsb_ring *r, const struct vfsb_record *rec)
 {
 	const size_t from = offsetof(struct vfsb_record, dev);
+	const size_t range = offsetof(struct vfsb_record, offset);
+	const size_t after_range = offsetof(struct vfsb_record, lost);
 	const size_t tid = offsetof(struct vfsb_record, tid);
 	const size_t after_tid = tid + sizeof(rec->tid);
 	u32 off = r->last_pos & (r->size - 1);
-	const char *last = r->buf + off, *new = (const char *)rec;
+	char *last = r->buf + off;
+	const char *new = (const char *)rec;
+	struct vfsb_record *lr = (struct vfsb_record *)last;
+	u64 start, end;
 
 	BUILD_BUG_ON(offsetof(struct vfsb_record, seq) != 8 ||
-		     offsetof(struct vfsb_record, time_ns) + 8 != from);
+		     offsetof(struct vfsb_record, time_ns) + 8 != from ||
+		     range + 16 != after_range || after_range > tid);
 	if (rec->type != VFSB_REC_CHANGE || !r->last_is_change ||
 	    r->head == r->last_pos || r->tail > r->last_pos)
 		return false;
 	/* one that wraps around the end is not compared, only stored */
-	if (off + rec->size > r->size ||
-	    ((const struct vfsb_record *)last)->size != rec->size)
+	if (off + rec->size > r->size || lr->size != rec->size)
 		return false;
-	return !memcmp(last, new, 8) &&
-	       !memcmp(last + from, new + from, tid - from) &&
-	       !memcmp(last + after_tid, new + after_tid,
-		       rec->size - after_tid);
+	if (memcmp(last, new, 8) ||
+	    memcmp(last + from, new + from, range - from) ||
+	    memcmp(last + after_range, new + after_range, tid - after_range) ||
+	    memcmp(last + after_tid, new + after_tid, rec->size - after_tid))
+		return false;
+	if (lr->offset == rec->offset && lr->length == rec->length)
+		return true;
+	if (rec->reasons != VFSB_R_DATA_WRITE || r->last_pos < r->read_limit)
+		return false;
+	/* touching or overlapping, without overflowing the end */
+	if (rec->offset > lr->offset + lr->length ||
+	    lr->offset > rec->offset + rec->length ||
+	    lr->offset + lr->length < lr->offset ||
+	    rec->offset + rec->length < rec->offset)
+		return false;
+	start = min(lr->offset, rec->offset);
+	end = max(lr->offset + lr->length, rec->offset + rec->length);
+	lr->offset = start;
+	lr->length = end - start;
+	return true;
 }
 
 /*
@@ -324,7 +357,7 @@ enum vfsb_push vfsb_ring_push(struct vfsb_ring *r, struct vfsb_record *rec,
 		goto out;
 	}
 	if (!(rec->flags & VFSB_RECF_INTENT) && !vfsb_notices_size(r) &&
-	    vfsb_ring_repeat(r, rec)) {
+	    vfsb_ring_merge(r, rec)) {
 		ret = VFSB_PUSH_MERGED;
 		goto out;
 	}
@@ -394,6 +427,8 @@ ssize_t vfsb_ring_read(struct vfsb_ring *r, char __user *ubuf, size_t count,
 			vfsb_ring_flush_notices(r, 0);
 		head = r->head;
 		tail = r->tail;
+		/* what may be copied out below is not merged into (above) */
+		r->read_limit = head;
 		spin_unlock_irqrestore(&r->lock, flags);
 		if (head != tail)
 			break;

@@ -402,6 +402,86 @@ TEST_F(rec, identical_unread_records_merge)
 	EXPECT_EQ(3, count_named(&batch, VFSB_R_ATTRIB, "m"));
 }
 
+/* The one data-write record of inode ino in the batch, or NULL. */
+static struct vfsb_record *only_write(struct rec_batch *b, ino_t ino)
+{
+	struct vfsb_record *found = NULL;
+	int i;
+
+	for (i = 0; i < b->n; i++) {
+		if (b->rec[i]->type != VFSB_REC_CHANGE ||
+		    b->rec[i]->reasons != VFSB_R_DATA_WRITE ||
+		    b->rec[i]->ino != ino)
+			continue;
+		if (found)
+			return NULL;
+		found = b->rec[i];
+	}
+	return found;
+}
+
+/* Data-write records of inode ino in the batch. */
+static int count_writes(struct rec_batch *b, ino_t ino)
+{
+	int i, n = 0;
+
+	for (i = 0; i < b->n; i++)
+		n += b->rec[i]->type == VFSB_REC_CHANGE &&
+		     b->rec[i]->reasons == VFSB_R_DATA_WRITE &&
+		     b->rec[i]->ino == ino;
+	return n;
+}
+
+/*
+ * Data writes of one writer to one file whose ranges touch or overlap
+ * are merged into its unread record, whose range then covers them all
+ * (as fanotify merges unread modify events); a range apart, or a write
+ * after the record was read, is a record of its own.
+ */
+TEST_F(rec, touching_unread_writes_merge_their_ranges)
+{
+	struct vfsb_record *r;
+	char buf[16] = "0123456789abcdef";
+	struct stat st;
+	int fd;
+
+	fd = open(DIR_R "/w", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, fstat(fd, &st));
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	/* appended byte by byte, then overlapped */
+	ASSERT_EQ(1, pwrite(fd, buf, 1, 0));
+	ASSERT_EQ(1, pwrite(fd, buf, 1, 1));
+	ASSERT_EQ(1, pwrite(fd, buf, 1, 2));
+	ASSERT_EQ(8, pwrite(fd, buf, 8, 1));
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	r = only_write(&batch, st.st_ino);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, r->offset);
+	EXPECT_EQ(9, r->length);
+	/* read already: the next one, though it touches, is its own */
+	ASSERT_EQ(1, pwrite(fd, buf, 1, 9));
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	r = only_write(&batch, st.st_ino);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(9, r->offset);
+	EXPECT_EQ(1, r->length);
+	/* a range apart: two records */
+	ASSERT_EQ(1, pwrite(fd, buf, 1, 10));
+	ASSERT_EQ(1, pwrite(fd, buf, 1, 100));
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	EXPECT_EQ(2, count_writes(&batch, st.st_ino));
+	/* a range before the record's, touching it: merged too */
+	ASSERT_EQ(2, pwrite(fd, buf, 2, 20));
+	ASSERT_EQ(2, pwrite(fd, buf, 2, 18));
+	ASSERT_EQ(0, rec_drain(self->dev, &batch));
+	r = only_write(&batch, st.st_ino);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(18, r->offset);
+	EXPECT_EQ(4, r->length);
+	close(fd);
+}
+
 /* A read that faults (-EFAULT) consumes nothing: the next read gets it. */
 TEST_F(rec, faulting_read_loses_nothing)
 {
