@@ -991,28 +991,31 @@ static bool vfsb_ns_redirect(struct super_block *sb)
 	       vfsb_tracked(sb) && vfsb_sb_has_intent(sb);
 }
 
-/* Whether to call the helper again: a hook parked a wait, and it ended. */
-static bool vfsb_ns_again(struct vfsb_park *park, int *err)
-{
-	*err = 0;
-	if (!vfsb_park_end(park))
-		return false;
-	*err = vfsb_park_wait(park);
-	return !*err;
-}
-
+/*
+ * The call holds a section of its own, as the data wrappers' do: not
+ * every caller took write access first (6.12's and 7.x's ksmbd
+ * set_file_basic_info() calls notify_change() without
+ * mnt_want_write(): fs/smb/server/smb2pdu.c), and a kernel thread's
+ * announcement with no section around it could only be a RESCAN (no
+ * return to user space ends one), which vbjournald makes a gap of the
+ * filesystem. The section is let go while the wait lasts (a
+ * checkpoint's barrier must not wait for the wait: vfsb_call_again()).
+ */
 #define VFSB_NS_CALL(key, call)						\
 ({									\
+	struct dentry *__key = (key);					\
+	struct super_block *__sb = __key->d_sb;				\
 	struct vfsb_park __park;					\
+	struct vfsb_call __c;						\
 	typeof(call) __ret;						\
 	int __err;							\
 									\
-	vfsb_wrapper_enter();						\
+	vfsb_call_start(&__c, __sb);					\
 	do {								\
-		vfsb_park_begin(&__park, (key));			\
+		vfsb_park_begin(&__park, __key);			\
 		__ret = (call);						\
-	} while (vfsb_ns_again(&__park, &__err));			\
-	vfsb_wrapper_exit();						\
+	} while (vfsb_call_again(&__c, __sb, &__park, &__err));		\
+	vfsb_call_finish(&__c);						\
 	__err ? __err : __ret;						\
 })
 
@@ -1052,16 +1055,18 @@ static struct dentry *notrace vfsb_wrap_vfs_mkdir(struct mnt_idmap *idmap,
 						  umode_t mode,
 						  VFSB_DELEG deleg)
 {
+	struct super_block *sb = dentry->d_sb;
 	struct vfsb_park park;
+	struct vfsb_call c;
 	struct dentry *ret;
 	int err;
 
-	vfsb_wrapper_enter();
+	vfsb_call_start(&c, sb);
 	do {
 		vfsb_park_begin(&park, dentry);
 		ret = vfsb_mkdir_once(idmap, dir, dentry, mode, deleg, &park);
-	} while (vfsb_ns_again(&park, &err));
-	vfsb_wrapper_exit();
+	} while (vfsb_call_again(&c, sb, &park, &err));
+	vfsb_call_finish(&c);
 	if (err) {
 		/* failed, as vfs_mkdir() fails: the dentry goes with it */
 		dput(dentry);
