@@ -39,6 +39,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include <hiredis/hiredis.h>
@@ -371,8 +372,8 @@ static int publish(struct engine *e, struct entry *en, char *id, size_t idsz,
 			ret = engine_publish(e, en, id, idsz);
 			if (ret >= 0) {
 				if (said)
-					fprintf(stderr, PROG ": the engine "
-						"answers again\n");
+					fprintf(stderr, PROG ": %s: the engine "
+						"answers again\n", e->o->redis);
 				return ret;
 			}
 		}
@@ -385,7 +386,8 @@ static int publish(struct engine *e, struct entry *en, char *id, size_t idsz,
 		if (ret == -1)
 			engine_close(e);
 		if (!said)
-			fprintf(stderr, PROG ": %s: retrying\n", e->why);
+			fprintf(stderr, PROG ": %s: %s: retrying\n", e->o->redis,
+				e->why);
 		said = true;
 		if (stop) {
 			*status = 0;
@@ -567,6 +569,8 @@ static int child_start(struct child *ch, const struct opts *o)
 	}
 	if (!ch->pid) {
 		dup2(p[1], 1);
+		/* it ends with this process, killed or not */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		execvp(prog, argv);
 		fprintf(stderr, PROG ": %s: %s\n", prog, strerror(errno));
 		_exit(127);
