@@ -101,7 +101,13 @@ INSTALL_FILES = \
 	tools/journal/vbjournal.bash-completion:0644:share/bash-completion/completions/vbjournal \
 	tools/journal/vbjournald.bash-completion:0644:share/bash-completion/completions/vbjournald \
 	tools/journal/vbjournald.conf.example:0644:share/doc/vfsbarrier/vbjournald.conf.example \
-	docs/JOURNAL-SCHEMA.md:0644:share/doc/vfsbarrier/JOURNAL-SCHEMA.md
+	docs/JOURNAL-SCHEMA.md:0644:share/doc/vfsbarrier/JOURNAL-SCHEMA.md \
+	$(PUBLISH_FILES)
+# vbjournal-publish, built where hiredis is (tools/Makefile)
+PUBLISH_FILES = $(if $(wildcard /usr/include/hiredis/hiredis.h), \
+	$(BUILD)/tools/vbjournal-publish:0755:bin/vbjournal-publish \
+	man/vbjournal-publish.1:0644:share/man/man1/vbjournal-publish.1 \
+	tools/publish/vbjournal-publish.bash-completion:0644:share/bash-completion/completions/vbjournal-publish)
 
 install:
 	$(MAKE) -C lib BUILD=$(BUILD)

@@ -20,7 +20,9 @@
 #                      fd store every second: no gap allowed), or all
 #                      (each boot the next of the five); default all, but
 #                      mixed for runs of fewer than 5 crashes (make
-#                      check's two)
+#                      check's two); publish (not in all): mixed's, with
+#                      vbjournal-publish into redis-server, each boot
+#                      checking the stream (selftests/crash/crash.sh)
 #   VFSB_NO_DKMS, VFSB_KO, VFSB_QEMU_*: see scripts/run-guest.sh;
 #   VFSB_QEMU_ACCEL defaults to tcg,thread=single here (see below)
 # Output: one "CRASHTEST cycle ..." line per check, the totals per mode
@@ -49,6 +51,8 @@ fi
 for m in $modes; do
 	case $m in
 	mixed | hardlink | tmpfile | dirrename | restart) ;;
+	# vbjournal-publish into redis-server as well (not in "all")
+	publish) export VFSB_REDIS=1 ;;
 	*) echo "crashtest: VFSB_CRASH_MODE: no mode $m" >&2; exit 2 ;;
 	esac
 done
@@ -108,7 +112,7 @@ judge() {
 		fail=$((fail + 1))
 		return
 	fi
-	grep -E '^CRASHTEST (MISSED|gap|full|control)' "$dir/cycle-$1.console.log" | head -20
+	grep -E '^CRASHTEST (MISSED|gap|full|control|publish)' "$dir/cycle-$1.console.log" | head -20
 	# field NAME: the number after NAME in the verify line
 	field() { echo "$line" | sed -n "s/.*[ (]$1 \([0-9]*\).*/\1/p"; }
 	m=$(field missed)

@@ -9,7 +9,7 @@ linux-headers-amd64 linux-image-amd64 linux-source-6.1 \
 qemu-system-x86 busybox-static cpio kmod xz-utils zstd \
 e2fsprogs btrfs-progs xfsprogs fuse3 libfuse3-dev liburing-dev libaio-dev \
 sparse shellcheck dwarves dkms debootstrap gawk libsqlite3-dev groff-base \
-mandoc dpkg-dev debhelper dh-dkms lintian libsystemd-dev pkg-config"
+mandoc dpkg-dev debhelper dh-dkms lintian libsystemd-dev pkg-config libhiredis-dev"
 
 missing=""
 for p in $PKGS; do
@@ -38,3 +38,5 @@ fi
 # Debian's file-server userland for the guest's server tests, into a
 # cache (nothing is installed here): scripts/servers-fetch.sh.
 "$(dirname "$0")"/servers-fetch.sh >/dev/null
+# and redis-server, for the stream publisher's test (test_publish)
+"$(dirname "$0")"/servers-fetch.sh redis >/dev/null

@@ -158,6 +158,23 @@ cmac ecb aes gcm ccm crc32 des3_ede" "$root"/etc/vfsb-server-modules "$root"/lib
 	cp "$top"/guest/servers.sh "$root"/sbin/vfsb-servers
 	chmod +x "$root"/sbin/vfsb-servers
 fi
+# Debian's redis-server and redis-cli, for the stream publisher's test
+# (selftests/test_publish.c), from scripts/servers-fetch.sh's cache:
+# VFSB_REDIS=1 always, 0 never, auto (the default) when the check's
+# test list names test_publish.
+redis=${VFSB_REDIS:-auto}
+if [ "$redis" = auto ]; then
+	redis=0
+	if [ "$mode" = check ] && grep -qw test_publish "$bindir/tests.list" 2>/dev/null; then
+		redis=1
+	fi
+fi
+if [ "$redis" = 1 ]; then
+	SRVROOT=$("$top"/scripts/servers-fetch.sh redis)
+	for p in redis-server redis-cli; do
+		add_prog "$SRVROOT/usr/bin/$p" "$SRVROOT/usr/lib/x86_64-linux-gnu"
+	done
+fi
 # The dynamic loader must be at its canonical path.
 mkdir -p "$root"/lib64
 [ -e /lib64/ld-linux-x86-64.so.2 ] && cp -L /lib64/ld-linux-x86-64.so.2 "$root"/lib64/

@@ -102,6 +102,7 @@ if command -v shellcheck >/dev/null 2>&1; then
 	shellcheck --shell=bash tools/vbctl/vbctl.bash-completion \
 		tools/journal/vbjournal.bash-completion \
 		tools/journal/vbjournald.bash-completion \
+		tools/publish/vbjournal-publish.bash-completion \
 		tools/tests/complete.bash || status=1
 fi
 

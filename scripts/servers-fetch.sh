@@ -11,11 +11,39 @@
 # config response's payload_sz unset, which the 6.1 kernel's ksmbd now
 # checks (fs/smb/server/transport_ipc.c ipc_validate_msg()), so every
 # tree connect failed with BAD_NETWORK_NAME.
-# Usage: servers-fetch.sh      (idempotent; prints the cache's root)
+# Usage: servers-fetch.sh [redis]  (idempotent; prints the cache's root)
 # Environment: VFSB_SERVERS_CACHE (default /var/cache/vfsbarrier/servers),
 # VFSB_MIRROR (default http://deb.debian.org/debian).
+# servers-fetch.sh redis: only Debian's redis-server (the stream
+# publisher's test, selftests/test_publish.c) and the libraries it
+# needs beyond this machine's, into redis/ of the cache, with a stamp
+# of its own (the file servers' cache is not touched); prints its root.
 set -eu
 cache=${VFSB_SERVERS_CACHE:-/var/cache/vfsbarrier/servers}
+if [ "${1:-}" = redis ]; then
+	RPKGS="redis-server redis-tools libjemalloc2 liblzf1"
+	rstamp=$cache/redis/root/.vfsb-packages
+	if [ -f "$rstamp" ] && [ "$(cat "$rstamp")" = "$RPKGS" ]; then
+		echo "$cache/redis/root"
+		exit 0
+	fi
+	if [ "$(id -u)" != 0 ]; then
+		echo "servers-fetch: $cache/redis is missing or stale; run as root (make deps)" >&2
+		exit 1
+	fi
+	rm -rf "$cache/redis"
+	mkdir -p "$cache/redis/debs" "$cache/redis/root"
+	chmod 755 "$cache" "$cache/redis" "$cache/redis/debs"
+	chown _apt "$cache/redis/debs" 2>/dev/null || true
+	# shellcheck disable=SC2086
+	(cd "$cache/redis/debs" && apt-get download -q $RPKGS) >&2
+	for deb in "$cache"/redis/debs/*.deb; do
+		dpkg-deb -x "$deb" "$cache/redis/root"
+	done
+	echo "$RPKGS" > "$rstamp"
+	echo "$cache/redis/root"
+	exit 0
+fi
 # The programs, and the libraries (and config files: libtirpc-common's
 # /etc/netconfig, netbase's /etc/services, /etc/rpc) they need that a
 # minimal Debian 12 may lack. Bookworm's, like this machine's C library.

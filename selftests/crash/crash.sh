@@ -15,6 +15,64 @@ export PATH=/tests:/sbin:/bin
 seed=${VFSB_CRASH_SEED:-1}
 phase=${VFSB_CRASH_PHASE:-run}
 say() { echo "CRASHTEST $*"; }
+# publish: mixed's workload, and vbjournal-publish following the journal
+# into redis-server (AOF on the journal's disk, appendfsync always); each
+# boot first publishes what is closed (--once), then checks the stream
+# (publish_check): every epoch since the registration, once, in order.
+# VFSB_CRASH_AOF_FSYNC sets redis-server's appendfsync (default always).
+publish=0
+if [ "${VFSB_CRASH_MODE:-mixed}" = publish ]; then
+	publish=1
+	export VFSB_CRASH_MODE=mixed
+fi
+sock=/tmp/redis.sock stream='vbj:{crash}:epochs'
+pub() {
+	vbjournal-publish --journal /jr/journal --redis $sock --host crash "$@"
+}
+# Every epoch from the one after the registration (/jr/pub-registered)
+# to the last closed one, in the stream once and in order, each "since"
+# the one before: "CRASHTEST publish: ..." lines, and "CRASHTEST FAIL"
+# (which the host counts) when not.
+publish_check() {
+	jid=$(vbjournal --journal /jr/journal cursor) || { say "FAIL publish: no cursor"; return; }
+	last=${jid#*:} jid=${jid%%:*}
+	reg=$(cat /jr/pub-registered)
+	redis-cli -s $sock --raw XRANGE "$stream" - + >/tmp/xrange ||
+		{ say "FAIL publish: XRANGE failed"; return; }
+	awk -v jid="$jid" -v reg="${reg#*:}" -v last="$last" '
+		f == "key" { split($0, k, ":"); j = k[1]; e = k[2] + 0 }
+		f == "since" { s = $0 + 0 }
+		f == "changes" && j == jid {
+			n++
+			if (n == 1)
+				top = reg
+			if (e <= top) {
+				dup++
+				print "CRASHTEST publish: duplicate " j ":" e
+			} else if (s != top) {
+				# epochs (top, s] are in no entry
+				if (s > top)
+					miss += s - top
+				else
+					bad++
+				print "CRASHTEST publish: " j ":" e " is since " s ", the last was " top
+			}
+			if (e > top)
+				top = e
+		}
+		{ f = $0 }
+		END {
+			if (!n)
+				top = reg
+			if (top < last) {
+				miss += last - top
+				print "CRASHTEST publish: the stream ends at " top ", the journal at " last
+			}
+			printf "CRASHTEST publish: %d entries, epochs %d to %d, %d missing, %d duplicates\n", n, reg + 1, last, miss, dup
+			if (miss + dup + bad)
+				print "CRASHTEST FAIL publish: the stream is not every epoch once, in order"
+		}' /tmp/xrange
+}
 
 mkdir -p /data /jr
 mount -t ext4 /dev/vda /data || { say "FAIL: cannot mount /dev/vda"; exit 1; }
@@ -69,6 +127,33 @@ if [ $first = 0 ]; then
 	crashload verify /data /jr
 	say "verified (exit $?)"
 fi
+if [ $publish = 1 ]; then
+	mkdir -p /jr/redis
+	# VFSB_CRASH_AOF_FSYNC=no: the negative control (confirmed entries
+	# still in the page cache when the guest dies: the check must fail)
+	redis-server --port 0 --unixsocket $sock --dir /jr/redis --appendonly yes \
+		--appendfsync "${VFSB_CRASH_AOF_FSYNC:-always}" --save '' \
+		>/tmp/redis.log 2>&1 &
+	i=0
+	until redis-cli -s $sock ping 2>/dev/null | grep -q PONG; do
+		i=$((i + 1))
+		if [ $i -gt 300 ]; then
+			say "FAIL: redis-server did not start"; cat /tmp/redis.log; exit 1
+		fi
+		sleep 0.1
+	done
+	if [ $first = 1 ]; then
+		if ! vbjournal --journal /jr/journal register publish >/jr/pub-registered; then
+			say "FAIL: register"; exit 1
+		fi
+		sync
+	else
+		# what the crash left unpublished, then the check
+		pub --once >/tmp/pub-once.log 2>&1
+		say "publish --once: exit $?, $(grep -c '^published' /tmp/pub-once.log) published, $(grep -c '^duplicate' /tmp/pub-once.log) duplicate"
+		publish_check
+	fi
+fi
 [ "$phase" = verify ] && { kill $jd; wait $jd; exit 0; }
 say "workload ${VFSB_CRASH_MODE:-mixed}, seed $seed${refuse:+, $refuse}${delay:+, $delay}"
 if [ -n "$svc" ]; then
@@ -78,4 +163,6 @@ if [ -n "$svc" ]; then
 		done
 	) &
 fi
+# the publisher follows the epochs crashload closes, until the crash
+[ $publish = 0 ] || pub >>/tmp/pub.log 2>&1 &
 VFSB_CRASH_REFUSE=${refuse:+1} crashload run /data /jr "$seed"
