@@ -416,17 +416,30 @@ TEST_F_TIMEOUT(server, truncate_waits, 90)
 	srv_op_waits(_metadata, variant->proto, &op_truncate);
 }
 
-/* TEST_HARNESS_MAIN, and the servers stopped after the last test. */
+/*
+ * TEST_HARNESS_MAIN, and the servers stopped after the last test. The
+ * harness ends the process with exit() (ksft_exit()): they stop at
+ * exit, in this process only (a test's child leaves with _exit(), but
+ * one that exit()s must not stop them).
+ */
 static void __attribute__((constructor)) __constructor_order_last(void)
 {
 	if (!__constructor_order)
 		__constructor_order = _CONSTRUCTOR_ORDER_BACKWARD;
 }
 
+static pid_t main_pid;
+
+static void stop_servers(void)
+{
+	if (getpid() == main_pid)
+		srv_stop_all();
+}
+
 int main(int argc, char **argv)
 {
-	int ret = test_harness_run(argc, argv);
-
-	srv_stop_all();
-	return ret;
+	main_pid = getpid();
+	if (atexit(stop_servers))
+		return KSFT_FAIL;
+	return test_harness_run(argc, argv);
 }
