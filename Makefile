@@ -49,9 +49,11 @@ check: deps
 	@scripts/check.sh $(KVER)
 
 # The change journal's crash test: CRASHES kills (default 20) of a guest
-# that writes, then the check of each; KIND: 6.1 6.12 (default) 7 debug.
+# that writes, then the check of each; KIND: 6.1 6.12 (default) 7 debug;
+# MODE: one workload (scripts/crashtest.sh), such as nfs.
 crashtest: deps
-	@VFSB_CRASH_CYCLES=$(or $(CRASHES),20) scripts/crashtest.sh $(KIND)
+	@VFSB_CRASH_CYCLES=$(or $(CRASHES),20) \
+		$(if $(MODE),VFSB_CRASH_MODE=$(MODE)) scripts/crashtest.sh $(KIND)
 
 # Every kernel the archive reaches (see scripts/check-matrix.sh).
 check-matrix: deps

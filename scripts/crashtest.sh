@@ -17,14 +17,25 @@
 #   VFSB_CRASH_BASE    seed of the first cycle (default: the time)
 #   VFSB_CRASH_MODE    the workload: mixed, hardlink, tmpfile, dirrename,
 #                      restart (mixed's, the daemon restarted through its
-#                      fd store every second: no gap allowed), or all
-#                      (each boot the next of the five); default all, but
-#                      mixed for runs of fewer than 5 crashes (make
-#                      check's two); publish (not in all): mixed's, with
-#                      vbjournal-publish into redis-server, each boot
-#                      checking the stream (selftests/crash/crash.sh)
+#                      fd store every second: no gap allowed), nfs
+#                      (mixed's, written through an NFS client's mount
+#                      of the watched ext4 over loopback: nfsd's
+#                      changes), or all (each boot the next of the
+#                      six); default all, but mixed for runs of fewer
+#                      than 6 crashes (make check's two); publish (not
+#                      in all): mixed's, with vbjournal-publish into
+#                      redis-server, each boot checking the stream
+#                      (selftests/crash/crash.sh)
+#   VFSB_CRASH_NFS     the nfs mode's protocol: 3 or 4.2 (default: odd
+#                      seeds NFSv3, even ones NFSv4.2)
+#   VFSB_CRASH_DEBUG   S: S seconds into each boot, the stacks of the
+#                      blocked tasks, the daemon, nfsd and the writers
+#                      and the daemon's log, on the console
 #   VFSB_NO_DKMS, VFSB_KO, VFSB_QEMU_*: see scripts/run-guest.sh;
 #   VFSB_QEMU_ACCEL defaults to tcg,thread=single here (see below)
+# A checkpoint that does not finish within vbjournal's 30 s (a writer
+# stalled on an ack the checkpoint holds back) fails the boot: "CRASHTEST
+# FAIL: checkpoint failed".
 # Output: one "CRASHTEST cycle ..." line per check, the totals per mode
 # (differing paths, missed, false positives) and "N passed, N failed"
 # (one test per check).
@@ -45,12 +56,12 @@ base=${VFSB_CRASH_BASE:-$(date +%s)}
 modes=${VFSB_CRASH_MODE:-}
 if [ -z "$modes" ]; then
 	modes=all
-	[ "$cycles" -ge 5 ] || modes=mixed
+	[ "$cycles" -ge 6 ] || modes=mixed
 fi
-[ "$modes" = all ] && modes="mixed hardlink tmpfile dirrename restart"
+[ "$modes" = all ] && modes="mixed hardlink tmpfile dirrename restart nfs"
 for m in $modes; do
 	case $m in
-	mixed | hardlink | tmpfile | dirrename | restart) ;;
+	mixed | hardlink | tmpfile | dirrename | restart | nfs) ;;
 	# vbjournal-publish into redis-server as well (not in "all")
 	publish) export VFSB_REDIS=1 ;;
 	*) echo "crashtest: VFSB_CRASH_MODE: no mode $m" >&2; exit 2 ;;
@@ -149,7 +160,7 @@ while [ $i -le "$cycles" ]; do
 		# the kill: 1 to 5 s after the first manifest, by the seed
 		delay=$(awk -v s="$seed" 'BEGIN { srand(s); printf "%.2f", 1 + 4 * rand() }')
 		t=0
-		until grep -q '^CRASHTEST running' "$console" 2>/dev/null; do
+		until grep -q '^CRASHTEST \(running\|FAIL\)' "$console" 2>/dev/null; do
 			sleep 1
 			t=$((t + 1))
 			if ! kill -0 $pid 2>/dev/null || [ $t -ge 600 ]; then

@@ -101,7 +101,8 @@ done
 # nfs-kernel-server and rpcbind, ksmbd with ksmbd-tools, the kernel's NFS
 # and CIFS clients. Only in a guest that runs the server tests (they add
 # about 10 MB of modules): VFSB_SERVERS=1 always, 0 never, auto (the
-# default) when the check's test list names test_servers. Their modules
+# default) when the check's test list names test_servers, or for a
+# crash test boot of the nfs mode. Their modules
 # are loaded when a test starts a server (guest/servers.sh), not at boot;
 # the crypto ones are loaded by hand, as the guest has no modprobe for
 # the kernel's requests.
@@ -111,6 +112,8 @@ if [ "$servers" = auto ]; then
 	if [ "$mode" = check ] && grep -qw test_servers "$bindir/tests.list" 2>/dev/null; then
 		servers=1
 	fi
+	# the crash test's nfs mode (its boot's VFSB_CRASH_MODE)
+	[ "$mode" != crash ] || [ "${VFSB_CRASH_MODE:-}" != nfs ] || servers=1
 fi
 if [ "$servers" = 1 ]; then
 	SRVROOT=$("$top"/scripts/servers-fetch.sh)

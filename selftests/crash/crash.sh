@@ -9,7 +9,7 @@
 # VFSB_CRASH_PHASE: run (verify what the last crash left, then write
 # until killed) or verify (verify only, then power off), and
 # VFSB_CRASH_MODE: this boot's workload (mixed, hardlink, tmpfile,
-# dirrename; crashload.c), which crashload reads itself.
+# dirrename, restart, nfs; crashload.c), which crashload reads itself.
 set -u
 export PATH=/tests:/sbin:/bin
 seed=${VFSB_CRASH_SEED:-1}
@@ -75,6 +75,23 @@ publish_check() {
 }
 
 mkdir -p /data /jr
+# VFSB_CRASH_DEBUG=S: S seconds into the boot, the blocked tasks'
+# stacks (sysrq w), the daemon's, nfsd's and the writers' stacks and the
+# daemon's log on the console (a stall: see crashtest.sh)
+if [ -n "${VFSB_CRASH_DEBUG:-}" ]; then
+	echo 8 >/proc/sys/kernel/printk
+	(
+		sleep "$VFSB_CRASH_DEBUG"
+		echo w >/proc/sysrq-trigger
+		for t in /proc/[0-9]*/task/[0-9]*; do
+			c=$(cat "$t/comm" 2>/dev/null)
+			case $c in vbjournald | crashload | vbjournal | nfsd) ;; *) continue ;; esac
+			echo "DBG $t $c $(cut -d' ' -f3 "$t/stat") wchan=$(cat "$t/wchan")"
+			sed 's/^/DBG   /' "$t/stack"
+		done
+		tail -n 30 /tmp/jd.log /jr/jd.log 2>/dev/null | sed 's/^/DBG jd: /'
+	) &
+fi
 mount -t ext4 /dev/vda /data || { say "FAIL: cannot mount /dev/vda"; exit 1; }
 mount -t ext4 /dev/vdb /jr || { say "FAIL: cannot mount /dev/vdb"; exit 1; }
 if [ ! -e /sys/module/vfsbarrier ]; then
@@ -95,8 +112,11 @@ refuse=
 # lost in most crashes, and the answer must not have needed it.
 delay=
 case ${VFSB_CRASH_MODE:-mixed} in
-hardlink | tmpfile | dirrename) delay="--commit-delay 500ms" ;;
+hardlink | tmpfile | dirrename | nfs) delay="--commit-delay 500ms" ;;
 esac
+# nfs: nfsd's changes, a kernel thread's; each must wait for its ack in
+# the daemon's default mode, so this mode never refuses.
+[ "${VFSB_CRASH_MODE:-mixed}" = nfs ] && refuse=
 # The restart mode runs it as a service with a file descriptor store,
 # restarted every second or so (svcrun.c): no restart may need a gap.
 # Its log then goes to the journal's disk, for the check after the crash.
@@ -155,7 +175,30 @@ if [ $publish = 1 ]; then
 	fi
 fi
 [ "$phase" = verify ] && { kill $jd; wait $jd; exit 0; }
-say "workload ${VFSB_CRASH_MODE:-mixed}, seed $seed${refuse:+, $refuse}${delay:+, $delay}"
+# nfs: nfsd exports /data and the kernel's NFS client mounts it over
+# loopback (guest/servers.sh, as selftests/servers.c does); the writers
+# write through the client's mount, the manifest and the check read
+# /data itself. Odd seeds mount NFSv3, even ones NFSv4.2
+# (VFSB_CRASH_NFS=3 or 4.2: that one only).
+wdir=''
+nfsv=''
+if [ "${VFSB_CRASH_MODE:-mixed}" = nfs ]; then
+	vfsb-servers nfs-start /data || { say "FAIL: nfsd did not start"; vfsb-servers logs; exit 1; }
+	mkdir -p /mnt/nfs
+	o=noac,lookupcache=none,sync,hard,proto=tcp,addr=127.0.0.1
+	v=${VFSB_CRASH_NFS:-}
+	[ -n "$v" ] || v=$((seed % 2 ? 3 : 4))
+	if [ "$v" = 3 ]; then
+		nfsv=3 t=nfs
+		o=vers=3,port=2049,mountproto=tcp,mountport=20048,nolock,$o
+	else
+		nfsv=4.2 t=nfs4 o=vers=4.2,clientaddr=127.0.0.1,$o
+	fi
+	crashload mount 127.0.0.1:/data /mnt/nfs $t $o ||
+		{ say "FAIL: cannot mount NFSv$nfsv"; exit 1; }
+	wdir=/mnt/nfs
+fi
+say "workload ${VFSB_CRASH_MODE:-mixed}, seed $seed${refuse:+, $refuse}${delay:+, $delay}${nfsv:+, through NFSv$nfsv}"
 if [ -n "$svc" ]; then
 	(
 		while sleep 1; do
@@ -165,4 +208,5 @@ if [ -n "$svc" ]; then
 fi
 # the publisher follows the epochs crashload closes, until the crash
 [ $publish = 0 ] || pub >>/tmp/pub.log 2>&1 &
-VFSB_CRASH_REFUSE=${refuse:+1} crashload run /data /jr "$seed"
+# shellcheck disable=SC2086 # $wdir: a word or none
+VFSB_CRASH_REFUSE=${refuse:+1} crashload run /data /jr "$seed" $wdir
