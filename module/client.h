@@ -30,6 +30,12 @@ struct vfsb_client {
 	struct vfsb_ring *ring;		/* set once by VFSB_IOC_SUBSCRIBE */
 	struct vfsb_intent *intent;	/* and its intent mode, or NULL */
 	u64 journal_id;
+	/*
+	 * The epoch a checkpoint closed and has not yet seen finish (it
+	 * timed out or was interrupted), or 0: the next checkpoint waits
+	 * for it again instead of closing another. Under lock.
+	 */
+	u64 ckpt_unfinished;
 };
 
 static inline void vfsb_client_get(struct vfsb_client *c)

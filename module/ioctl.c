@@ -385,9 +385,23 @@ static long vfsb_ioc_checkpoint(struct vfsb_client *c, void *arg)
 	 * Records announced from here on carry the next epoch; those of
 	 * the closed one were announced inside sections that began before
 	 * the barrier below, so it waits for every one of their changes.
+	 *
+	 * A call after one that timed out or was interrupted waits for
+	 * that epoch again and closes none: a kernel thread that waits
+	 * for its ack in a helper's wrapper still holds the section its
+	 * caller began before (nfsd's fh_want_write()), which the barrier
+	 * waits for. Its ack comes between the subscriber's calls, and
+	 * the change it retries then is in the epoch already acked; a
+	 * new epoch at each call would empty the set and make it wait
+	 * again, inside its section, every time (nfsd stalled for good).
 	 */
-	cp->epoch = vfsb_intent_next_epoch(in);
-	vfsb_client_new_epoch(c);
+	mutex_lock(&c->lock);
+	if (!c->ckpt_unfinished) {
+		c->ckpt_unfinished = vfsb_intent_next_epoch(in);
+		vfsb_client_new_epoch(c);
+	}
+	cp->epoch = c->ckpt_unfinished;
+	mutex_unlock(&c->lock);
 	ret = vfsb_barrier_targets(c, 0, VFSB_BARRIER_ALL, &vsbs, &n);
 	if (ret)
 		return ret;
@@ -396,6 +410,12 @@ static long vfsb_ioc_checkpoint(struct vfsb_client *c, void *arg)
 	ret = vfsb_barrier_wait(c, vsbs, n, VFSB_BARRIER_ALL, cp->timeout_ms);
 	cp->waited_ns = ktime_get_ns() - t0;
 	trace_vfsb_barrier_done(0, VFSB_BARRIER_ALL, cp->waited_ns, ret);
+	if (!ret) {
+		mutex_lock(&c->lock);
+		if (c->ckpt_unfinished == cp->epoch)
+			c->ckpt_unfinished = 0;
+		mutex_unlock(&c->lock);
+	}
 	return ret;
 }
 

@@ -459,8 +459,11 @@ struct vfsb_ack {
  * epoch (or before) has finished. epoch: the epoch it closed. Then
  * syncfs() the filesystems and the closed epoch is durable. On
  * -ETIMEDOUT or -EINTR the epoch was closed all the same but its changes
- * may still be in flight: call again; a checkpoint that returns 0 covers
- * every epoch up to the one it closed.
+ * may still be in flight: call again (ack what was read in between: a
+ * kernel thread may wait for its ack inside a section the barrier waits
+ * for); that call closes no other epoch, waits for the same one and
+ * returns it. A checkpoint that returns 0 covers every epoch up to the
+ * one it closed.
  */
 struct vfsb_checkpoint {
 	__u32 flags;		/* in: 0 */
