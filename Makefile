@@ -11,7 +11,7 @@ KVER ?=
 BUILD := $(if $(VFSB_BUILD),$(VFSB_BUILD),$(CURDIR)/build)
 
 .PHONY: all deps module lib selftests tools lint check check-host check-matrix demo \
-	bench stress crashtest clean dkms-install dkms-uninstall install \
+	bench bench-realwork stress crashtest clean dkms-install dkms-uninstall install \
 	uninstall deb deb-check
 
 all: module selftests tools
@@ -67,6 +67,12 @@ demo: deps
 # icount boot (scripts/bench.sh, BENCHMARKS.md).
 bench: deps
 	@scripts/bench.sh $(KVER)
+
+# Real work only (scripts/bench-realwork.sh): one -icount boot with
+# untar, cp -a, git checkout, fio and an untar through NFS, each with
+# and without the journal; SIZE=full for the larger source tree.
+bench-realwork: deps
+	@VFSB_BENCH_REALWORK_SIZE=$(or $(SIZE),small) scripts/bench-realwork.sh $(KVER)
 
 # Hooks registered and removed in a loop under write load, in
 # single-threaded TCG (see scripts/stress.sh, selftests/stress/README.md);

@@ -5,7 +5,8 @@
 # whose clock counts executed instructions: figures the host's load does
 # not move, to resolve the hot path's targets), then a third boot with a
 # module that counts its hook callbacks (hooks per operation), and the
-# targets from all three into $VFSB_BUILD/bench/targets.md.
+# targets from all three into $VFSB_BUILD/bench/targets.md; and real
+# work in a boot of its own (scripts/bench-realwork.sh).
 # Usage: bench.sh [KVER]   Environment: what run-guest.sh takes;
 # VFSB_BENCH_ICOUNT=0 skips the icount boot. The icount boot runs only
 # when the per-operation phase is among VFSB_BENCH_ONLY (or it is unset).
@@ -19,6 +20,12 @@ kver=${1:-}
 build=${VFSB_BUILD:-$top/build}
 rc=0
 scripts/run-guest.sh bench "$kver" || rc=$?
+# Real work (untar, cp -a, git checkout, fio, untar through NFS) in a
+# boot of its own under -icount: scripts/bench-realwork.sh. Skipped
+# with VFSB_BENCH_REALWORK=0 or a VFSB_BENCH_ONLY.
+if [ "${VFSB_BENCH_REALWORK:-1}" = 1 ] && [ -z "${VFSB_BENCH_ONLY:-}" ]; then
+	scripts/bench-realwork.sh "$kver" || rc=$?
+fi
 case " $(echo "${VFSB_BENCH_ONLY:-overhead}" | tr ',' ' ') " in
 *" overhead "*) ;;
 *) exit $rc ;;

@@ -97,6 +97,28 @@ for p in $PROGS; do
 	add_prog "$bin"
 done
 
+# make bench's realwork phase (tools/bench-realwork.sh), when the bench
+# boot's VFSB_BENCH_ONLY names it: a part of linux-source-6.1 as a tar
+# (scripts/bench-src.sh; VFSB_BENCH_REALWORK_SIZE small or full), git
+# and fio (Debian's, from this machine: apt-get install git fio), and
+# the file servers below.
+realwork=0
+if [ "$mode" = bench ]; then
+	case ",$(echo "${VFSB_BENCH_ONLY:-}" | tr " " ","),," in
+	*,realwork,*) realwork=1 ;;
+	esac
+fi
+if [ "$realwork" = 1 ]; then
+	cp "$("$top"/scripts/bench-src.sh "${VFSB_BENCH_REALWORK_SIZE:-small}")" "$root"/lib/vfsb/src.tar
+	for p in git fio; do
+		bin=$(command -v "$p") || {
+			echo "initramfs: no $p on this machine (apt-get install $p)" >&2
+			exit 1
+		}
+		add_prog "$bin"
+	done
+fi
+
 # The file servers (selftests/test_servers.c): nfsd with Debian's
 # nfs-kernel-server and rpcbind, ksmbd with ksmbd-tools, the kernel's NFS
 # and CIFS clients. Only in a guest that runs the server tests (they add
@@ -114,6 +136,8 @@ if [ "$servers" = auto ]; then
 	fi
 	# the crash test's nfs mode (its boot's VFSB_CRASH_MODE)
 	[ "$mode" != crash ] || [ "${VFSB_CRASH_MODE:-}" != nfs ] || servers=1
+	# make bench's realwork phase (its untar through NFS)
+	[ "$realwork" = 0 ] || servers=1
 fi
 if [ "$servers" = 1 ]; then
 	SRVROOT=$("$top"/scripts/servers-fetch.sh)

@@ -73,6 +73,12 @@ phase records '"records": {"max_lossless_ops_per_s": null, "fanotify_max_lossles
 phase journal '"journal": null' bench_journal journal
 # only with a VFSB_HOOK_STATS=y module (scripts/bench.sh's third boot)
 phase hooks '"hooks_per_op": null, "hooks_per_op_by_fs": null' bench_overhead hooks
+# real work (bench-realwork.sh): only when VFSB_BENCH_ONLY names it
+# (scripts/bench.sh's realwork boot, under -icount)
+case " $(echo "${VFSB_BENCH_ONLY:-}" | tr ',' ' ') " in
+*" realwork "*) phase realwork '"realwork": null' bench-realwork.sh ;;
+*) echo '{"realwork": null}' > "$out/realwork.json" ;;
+esac
 
 t_total=$(( $(date +%s) - t_start ))
 
@@ -81,7 +87,7 @@ echo
 echo "===== vfsbarrier benchmark results ====="
 echo "kernel $(uname -r); guest under QEMU/TCG: absolute times are inflated, compare ratios within this boot"
 [ "$quick" = true ] && echo "QUICK MODE (VFSB_BENCH_QUICK=1): tiny loop counts, figures are not meaningful"
-for p in overhead scaling barrier rate stall records journal; do
+for p in overhead scaling barrier rate stall records journal realwork; do
 	[ -s "$out/$p.txt" ] && cat "$out/$p.txt"
 done
 echo
@@ -97,7 +103,7 @@ memkb=$(awk '/^MemTotal/ { print $2 }' /proc/meminfo)
 	printf '"machine": {"accel": "qemu-tcg", "cpus": %s, "mem_kb": %s, "clocksource": "%s"}, ' \
 		"$(nproc)" "${memkb:-0}" "$clocksource"
 	printf '"filesystems": "%s", ' "$VFSB_BENCH_FS"
-	for p in overhead scaling barrier rate stall records journal hooks; do
+	for p in overhead scaling barrier rate stall records journal hooks realwork; do
 		case $p in scaling|rate) continue ;; esac
 		printf '%s, ' "$(members "$out/$p.json")"
 	done

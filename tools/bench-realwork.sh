@@ -1,0 +1,304 @@
+#!/bin/sh
+# make bench, phase realwork (tools/bench.sh runs it in the guest; only
+# when VFSB_BENCH_ONLY names it: scripts/bench.sh's icount boot): real
+# work on the watched ext4, each workload under four setups side by side
+# in one boot:
+#   none     the module not loaded
+#   watch    the module loaded, the filesystem watched (vbctl watch), no
+#            journal
+#   jd       vbjournald in its default mode (intent: the first change of
+#            each directory in each epoch waits for its ack)
+#   refuse   vbjournald --refuse-unwaited
+# Workloads:
+#   untar    tar -xf of a part of linux-source-6.1 (/lib/vfsb/src.tar,
+#            scripts/bench-src.sh)
+#   cp       cp -a of that tree
+#   git      git checkout between two revisions of a repository of that
+#            tree made in the guest (the second: every 4th file changed,
+#            every 7th deleted, every 10th directory renamed, a new
+#            directory of files), there and back
+#   fio      fio random 4 KiB writes with io_uring into one 16 MiB file
+#   nfsuntar the untar through the kernel's NFS client (NFSv4.2 over
+#            loopback) into the watched ext4 exported by nfsd
+# Times come from the guest's clock: under -icount (VFSB_QEMU_ICOUNT=1)
+# it counts executed instructions, so ratios do not move with the
+# host's load. With vbjournald: its intents (each a first change of a
+# directory in an epoch, which waited for its ack), per entry written,
+# and per second; its ack latency; changes that went on unacked.
+# Errors a client saw (a non-zero exit, a line on stderr) are counted.
+# Usage: bench-realwork.sh OUT.json
+# Environment: VFSB_BENCH_FS (ext4:DIR is used), VFSB_SCRATCH_DEV2 (the
+# journal's ext4), VFSB_BENCH_REALWORK_ONLY (workloads, default all),
+# VFSB_BENCH_REALWORK_LIMIT (seconds a workload may take, default 1200).
+set -u
+outjson=$1
+src=/lib/vfsb/src.tar
+say() { echo "realwork: $*"; }
+fs=$(echo "${VFSB_BENCH_FS:-}" | tr ' ' '\n' | sed -n 's/^ext4://p')
+if [ -z "$fs" ] || [ ! -f "$src" ]; then
+	say "no ext4 under test or no $src (scripts/initramfs.sh: VFSB_BENCH_REALWORK)"
+	exit 1
+fi
+jrdir=/mnt/bench-jr
+mkdir -p $jrdir
+if [ -z "${VFSB_SCRATCH_DEV2:-}" ] || ! mkfs.ext4 -q -F "$VFSB_SCRATCH_DEV2" >/dev/null 2>&1 ||
+	! mount -t ext4 "$VFSB_SCRATCH_DEV2" $jrdir; then
+	say "no second scratch disk for the journal"
+	exit 1
+fi
+limit=${VFSB_BENCH_REALWORK_LIMIT:-1200}
+works=${VFSB_BENCH_REALWORK_ONLY:-untar cp git fio nfsuntar}
+works=$(echo "$works" | tr ',' ' ')
+setups="none watch jd refuse"
+tmp=/tmp/realwork
+rm -rf $tmp
+mkdir -p $tmp
+export HOME=/tmp GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=bench \
+	GIT_AUTHOR_EMAIL=bench@localhost GIT_COMMITTER_NAME=bench \
+	GIT_COMMITTER_EMAIL=bench@localhost
+
+# the guest's clock in ms (/proc/uptime: 10 ms steps)
+now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+
+entries=$(tar -tf $src | wc -l)
+dirs=$(tar -tf $src | grep -c '/$')
+say "source: $entries entries, $dirs directories ($src)"
+
+# ---- the setups ----
+jd_pid='' w_pid=''
+# unload: the module out (its hooks may linger a while after the last
+# watch: retried for 30 s), so that "none" has no hook at all
+unload() {
+	i=0
+	while [ -e /sys/module/vfsbarrier ]; do
+		rmmod vfsbarrier 2>/dev/null && break
+		i=$((i + 1))
+		[ $i -lt 300 ] || { say "rmmod vfsbarrier: still busy"; return 1; }
+		sleep 0.1
+	done
+	return 0
+}
+setup() {
+	case $1 in
+	none)
+		unload || return 1
+		;;
+	*)
+		[ -e /sys/module/vfsbarrier ] || insmod "$VFSB_KO" || return 1 ;;
+	esac
+	case $1 in
+	watch)
+		vbctl watch "$fs" >$tmp/watch.log 2>&1 &
+		w_pid=$!
+		i=0
+		until vbctl list 2>/dev/null | awk -v m="$fs" '$4 == m && $3 > 0 { f = 1 } END { exit !f }'; do
+			i=$((i + 1))
+			[ $i -lt 100 ] || { say "vbctl watch did not start"; return 1; }
+			sleep 0.1
+		done
+		;;
+	jd | refuse)
+		rm -rf $jrdir/j
+		r=
+		[ "$1" = refuse ] && r=--refuse-unwaited
+		# shellcheck disable=SC2086 # $r: a word or none
+		vbjournald --fs "$fs" --journal $jrdir/j $r >$tmp/jd.log 2>&1 &
+		jd_pid=$!
+		i=0
+		until grep -q "vbjournald: journal" $tmp/jd.log; do
+			i=$((i + 1))
+			if [ $i -gt 300 ] || ! kill -0 $jd_pid 2>/dev/null; then
+				say "vbjournald did not start: $(cat $tmp/jd.log)"
+				return 1
+			fi
+			sleep 0.1
+		done
+		;;
+	esac
+	return 0
+}
+
+# teardown SETUP: stops what setup started; with a daemon, its session's
+# figures into $tmp/stats (intents records ack_avg_ms unacked)
+teardown() {
+	: >$tmp/stats
+	if [ -n "$w_pid" ]; then
+		kill "$w_pid"
+		wait "$w_pid" 2>/dev/null
+		w_pid=''
+	fi
+	if [ -n "$jd_pid" ]; then
+		# SIGTERM: a last checkpoint, the session's counters saved
+		kill "$jd_pid"
+		wait "$jd_pid" 2>/dev/null
+		jd_pid=''
+		vbjournal --journal $jrdir/j status --json >$tmp/status.json 2>&1
+		for k in intents records ack_latency_avg_ms unacked_changes; do
+			v=$(sed -n "s/.*\"$k\": *\([0-9.]*\).*/\1/p" $tmp/status.json | head -n 1)
+			printf '%s ' "${v:-null}"
+		done >$tmp/stats
+	fi
+	unload
+}
+
+# ---- the workloads: prepare (untimed), run (timed) ----
+nfs_up=0
+nfs_mount() {
+	[ $nfs_up = 1 ] && return 0
+	vfsb-servers nfs-start "$fs" || return 1
+	mkdir -p /mnt/nfs
+	# a client as a user mounts it: NFSv4.2, default caching
+	i=0
+	until mount -t nfs4 -o vers=4.2,proto=tcp,addr=127.0.0.1,clientaddr=127.0.0.1,hard \
+		127.0.0.1:"$fs" /mnt/nfs 2>$tmp/mount.err; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { say "mount NFSv4.2: $(cat $tmp/mount.err)"; return 1; }
+		sleep 0.2
+	done
+	nfs_up=1
+}
+
+prepare() {
+	w=$1 s=$2
+	case $w in
+	cp)
+		if [ ! -d "$fs/cpsrc/linux" ]; then
+			mkdir -p "$fs/cpsrc" && tar -xf $src -C "$fs/cpsrc" || return 1
+		fi
+		;;
+	git)
+		[ -d "$fs/git/.git" ] && return 0
+		mkdir -p "$fs/git"
+		(
+			cd "$fs/git" || exit 1
+			tar -xf $src
+			git init -q && git add -A && git commit -q -m A && git tag A || exit 1
+			find linux -type f | awk 'NR % 4 == 0' | while read -r f; do
+				echo "/* changed */" >>"$f"
+			done
+			find linux -type f | awk 'NR % 7 == 3' | xargs rm -f
+			# deepest first: a directory renamed after those below it
+			find linux -mindepth 2 -type d | sort -r | awk 'NR % 10 == 5' |
+				while read -r d; do mv "$d" "$d.renamed"; done
+			mkdir -p linux/newdir
+			i=0
+			while [ $i -lt 100 ]; do
+				mkdir -p "linux/newdir/d$((i % 10))"
+				echo "$i" >"linux/newdir/d$((i % 10))/f$i.c"
+				i=$((i + 1))
+			done
+			git add -A && git commit -q -m B && git tag B || exit 1
+		) >$tmp/git-prepare.log 2>&1 || { say "git repository: $(tail -n 5 $tmp/git-prepare.log)"; return 1; }
+		say "git: $(cd "$fs/git" && git diff --name-only A B | wc -l) paths differ between A and B"
+		;;
+	fio)
+		mkdir -p "$fs/fio"
+		[ -f "$fs/fio/file" ] ||
+			fio --name=lay --filename="$fs/fio/file" --size=16m --rw=write \
+				--bs=1m --ioengine=psync >/dev/null 2>&1
+		;;
+	nfsuntar) nfs_mount || return 1 ;;
+	esac
+	# on disk, and still in the page cache: what a workload reads costs
+	# no disk read, whose time under -icount is the host's, not counted
+	# instructions (a cp -a after drop_caches moved 90 s to 128 s from
+	# one setup to the next, module or not)
+	sync
+	return 0
+}
+
+# run W SETUP: the timed part; its stderr into $tmp/err
+run() {
+	w=$1 s=$2
+	case $w in
+	untar) mkdir -p "$fs/untar-$s" && timeout "$limit" tar -xf $src -C "$fs/untar-$s" ;;
+	cp) timeout "$limit" cp -a "$fs/cpsrc/linux" "$fs/cp-$s" ;;
+	git) (cd "$fs/git" && timeout "$limit" git checkout -q A &&
+		timeout "$limit" git checkout -q B) ;;
+	fio) timeout "$limit" fio --name=rw --filename="$fs/fio/file" --size=16m \
+		--rw=randwrite --bs=4k --ioengine=io_uring --iodepth=8 \
+		--number_ios=4096 --randrepeat=1 --norandommap \
+		--output="$tmp/fio-$s.txt" ;;
+	nfsuntar) mkdir -p "/mnt/nfs/nfsuntar-$s" &&
+		timeout "$limit" tar -xf $src -C "/mnt/nfs/nfsuntar-$s" ;;
+	esac
+}
+
+# entries each workload writes, for intents per entry
+written() {
+	case $1 in
+	untar | cp | nfsuntar) echo "$entries" ;;
+	git) (cd "$fs/git" && git diff --name-only A B | wc -l | awk '{ print 2 * $1 }') ;;
+	fio) echo 4096 ;;
+	esac
+}
+
+: >$tmp/results
+for w in $works; do
+	for s in $setups; do
+		if ! prepare "$w" "$s"; then
+			say "$w: could not prepare"
+			echo "$w $s null null null null null null 1" >>$tmp/results
+			continue
+		fi
+		setup "$s" || { teardown "$s"; echo "$w $s null null null null null null 1" >>$tmp/results; continue; }
+		t0=$(now_ms)
+		run "$w" "$s" 2>$tmp/err
+		rc=$?
+		t1=$(now_ms)
+		# the data on disk is part of the work: a sync each, timed apart
+		sync
+		teardown "$s"
+		errs=$(grep -c . $tmp/err)
+		[ $rc = 0 ] || errs=$((errs + 1))
+		[ "$errs" = 0 ] || say "$w $s: exit $rc: $(head -n 3 $tmp/err)"
+		ms=$((t1 - t0))
+		st=$(cat $tmp/stats)
+		[ -n "$st" ] || st="null null null null "
+		say "$w $s: $ms ms, errors $errs${st:+, daemon: $st}"
+		echo "$w $s $ms $(written "$w") $st$errs" >>$tmp/results
+	done
+done
+[ $nfs_up = 1 ] && { umount /mnt/nfs; vfsb-servers stop; }
+umount $jrdir
+
+# ---- table and JSON ----
+awk -v size="${VFSB_BENCH_REALWORK_SIZE:-small}" -v ent="$entries" -v dirs="$dirs" -v out="$outjson" '
+	function num(v) { return v == "null" || v == "" ? "null" : v + 0 }
+	{ w = $1; s = $2; ms[w, s] = $3; n[w] = $4; it[w, s] = $5; rec[w, s] = $6
+	  lat[w, s] = $7; un[w, s] = $8; er[w, s] = $9
+	  if (!(w in seen)) { seen[w] = 1; order[++nw] = w } }
+	END {
+		ns = split("none watch jd refuse", S, " ")
+		printf "\nreal work (%s: %d entries, %d directories), guest clock; ratio to no module\n", size, ent, dirs
+		printf "%-9s %9s %9s %6s %9s %6s %9s %6s %8s %8s %8s %7s\n", "workload", "none ms",
+		    "watch ms", "x", "jd ms", "x", "refuse ms", "x", "waits/op", "intent/s", "ack ms", "errors"
+		j = "{\"realwork\": {\"size\": \"" size "\", \"entries\": " ent ", \"directories\": " dirs ", \"workloads\": {"
+		for (i = 1; i <= nw; i++) {
+			w = order[i]
+			b = ms[w, "none"]
+			line = sprintf("%-9s %9s", w, b)
+			j = j (i > 1 ? ", " : "") "\"" w "\": {\"written\": " num(n[w])
+			errs = 0
+			for (k = 1; k <= ns; k++) {
+				s = S[k]
+				r = (b > 0 && ms[w, s] != "null") ? ms[w, s] / b : "null"
+				if (k > 1)
+					line = line sprintf(" %9s %6s", ms[w, s], r == "null" ? "-" : sprintf("%.3f", r))
+				j = j ", \"" s "\": {\"ms\": " num(ms[w, s]) ", \"ratio\": " (r == "null" ? "null" : sprintf("%.4f", r)) \
+				    ", \"errors\": " num(er[w, s])
+				if (s == "jd" || s == "refuse")
+					j = j ", \"intents\": " num(it[w, s]) ", \"records\": " num(rec[w, s]) \
+					    ", \"ack_latency_avg_ms\": " num(lat[w, s]) ", \"unacked\": " num(un[w, s]) \
+					    ", \"intents_per_op\": " (it[w, s] != "null" && n[w] > 0 ? sprintf("%.4f", it[w, s] / n[w]) : "null") \
+					    ", \"intents_per_s\": " (it[w, s] != "null" && ms[w, s] > 0 ? sprintf("%.1f", it[w, s] * 1000 / ms[w, s]) : "null")
+				j = j "}"
+			}
+			j = j "}"
+			ipo = (it[w, "jd"] != "null" && n[w] > 0) ? sprintf("%.4f", it[w, "jd"] / n[w]) : "-"
+			ips = (it[w, "jd"] != "null" && ms[w, "jd"] > 0) ? sprintf("%.1f", it[w, "jd"] * 1000 / ms[w, "jd"]) : "-"
+			printf "%s %8s %8s %8s %3s/%-3s\n", line, ipo, ips, lat[w, "jd"], er[w, "jd"], er[w, "refuse"]
+		}
+		print "(waits/op, intent/s, ack ms: vbjournald default mode; errors: default/refuse)"
+		print j "}}}" > out
+	}' $tmp/results
