@@ -56,6 +56,7 @@ for w, t in targets.items():
         continue
     jd = o.get("jd") or {}
     r = jd.get("ratio")
+    # a ratio only where both runs finished without an error
     v = "not measured" if r is None else ("met" if r <= t else "**missed**")
     print(f"| {names[w]} | {o['none'].get('ms')} | {f(o['watch'].get('ratio'))}x "
           f"| {f(r)}x | {f(o['refuse'].get('ratio'))}x | ≤ {t:.2f}x | {v} "

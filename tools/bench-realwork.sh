@@ -242,10 +242,22 @@ for w in $works; do
 			continue
 		fi
 		setup "$s" || { teardown "$s"; echo "$w $s null null null null null null 1" >>$tmp/results; continue; }
+		# a run that hits its limit: the stacks of what it waits for
+		(
+			sleep $((limit - 10))
+			for t in /proc/[0-9]*; do
+				case $(cat "$t/comm" 2>/dev/null) in
+				tar | cp | git | fio | nfsd) ;; *) continue ;; esac
+				echo "realwork: stuck? $t $(cat "$t/comm") $(cut -d' ' -f3 "$t/stat") $(cat "$t/wchan")"
+				sed 's/^/realwork:   /' "$t/stack"
+			done
+		) &
+		dump=$!
 		t0=$(now_ms)
 		run "$w" "$s" 2>$tmp/err
 		rc=$?
 		t1=$(now_ms)
+		kill $dump 2>/dev/null
 		# the data on disk is part of the work: a sync each, timed apart
 		sync
 		teardown "$s"
@@ -282,7 +294,9 @@ awk -v size="${VFSB_BENCH_REALWORK_SIZE:-small}" -v ent="$entries" -v dirs="$dir
 			errs = 0
 			for (k = 1; k <= ns; k++) {
 				s = S[k]
-				r = (b > 0 && ms[w, s] != "null") ? ms[w, s] / b : "null"
+				if (!((w, s) in ms))
+					ms[w, s] = er[w, s] = it[w, s] = "null"
+				r = (b > 0 && !er[w, "none"] && ms[w, s] != "null" && !er[w, s]) ? ms[w, s] / b : "null"
 				if (k > 1)
 					line = line sprintf(" %9s %6s", ms[w, s], r == "null" ? "-" : sprintf("%.3f", r))
 				j = j ", \"" s "\": {\"ms\": " num(ms[w, s]) ", \"ratio\": " (r == "null" ? "null" : sprintf("%.4f", r)) \
