@@ -50,8 +50,8 @@
 
 #define STATE_DIR	".vbjournal-mirror"
 #define STATE_VERSION	1
-/* a full run when the work names more than 1/FULL_SHARE of the dirs */
-#define FULL_SHARE	4
+/* a full run when the work names more than this % of the dirs */
+#define FULL_ABOVE	25
 /* rsync's exit statuses for a partial transfer */
 #define RSYNC_PARTIAL	23
 #define RSYNC_VANISHED	24
@@ -70,6 +70,7 @@ struct mirror {
 	char src[PATH_MAX], dst[PATH_MAX], state[PATH_MAX];
 	bool checkpoint, force_full, progress, verbose, checksum;
 	unsigned int skip;	/* VBJOURNAL_MIRROR_SKIP: test only */
+	unsigned long long full_above;	/* %, 0: never */
 	struct vbj_store s;
 	/* the state file */
 	bool have_state;
@@ -90,8 +91,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: vbjournal [--journal DIR] mirror SRC DST [--consumer NAME]\n"
-		"                 [--checkpoint] [--full] [--no-checksum] [--progress]\n"
-		"                 [--verbose]\n"
+		"                 [--checkpoint] [--full] [--full-above PCT] [--no-checksum]\n"
+		"                 [--progress] [--verbose]\n"
 		"\n"
 		"Mirrors SRC into DST incrementally, from the journal's answers,\n"
 		"with rsync; prints the cursor mirrored up to.\n"
@@ -100,6 +101,8 @@ static void usage(FILE *f)
 		"                   (default mirror)\n"
 		"  --checkpoint     ask the daemon to close the epoch first\n"
 		"  --full           a full rsync -a --delete this time\n"
+		"  --full-above PCT a full run when the answer names more than PCT%%\n"
+		"                   of the directories (default 25; 0: never)\n"
 		"  --no-checksum    let rsync skip files of the same size and mtime\n"
 		"  --progress       rsync's progress on stderr\n"
 		"  --verbose        what each run does, on stderr\n"
@@ -911,8 +914,9 @@ static int incremental(struct mirror *m)
 	 * after rsync read it; the run after a full one compares the
 	 * contents of what the journal names since (--checksum).
 	 */
-	if (m->dirs > 0 && !m->last_full &&
-	    (long long)(m->ndirs + m->rec.n) * FULL_SHARE > m->dirs)
+	if (m->dirs > 0 && !m->last_full && m->full_above &&
+	    (long long)(m->ndirs + m->rec.n) * 100 >
+	    (long long)m->full_above * m->dirs)
 		return full_run(m, "the journal names most of the tree");
 	if (m->verbose)
 		fprintf(stderr, "vbjournal mirror: %s to %s: %zu directories, "
@@ -959,6 +963,7 @@ int vbj_mirror_main(int argc, char **argv)
 		{ "consumer", required_argument, NULL, 'c' },
 		{ "checkpoint", no_argument, NULL, 'k' },
 		{ "full", no_argument, NULL, 'f' },
+		{ "full-above", required_argument, NULL, 'a' },
 		{ "no-checksum", no_argument, NULL, 'n' },
 		{ "progress", no_argument, NULL, 'p' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -967,7 +972,8 @@ int vbj_mirror_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct mirror m = { .journal = "/var/lib/vbjournal",
-			    .consumer = "mirror", .checksum = true, .dirs = -1 };
+			    .consumer = "mirror", .checksum = true, .dirs = -1,
+			    .full_above = FULL_ABOVE };
 	const char *skip = getenv("VBJOURNAL_MIRROR_SKIP");
 	struct stat st;
 	int c, ret;
@@ -987,6 +993,11 @@ int vbj_mirror_main(int argc, char **argv)
 			break;
 		case 'f':
 			m.force_full = true;
+			break;
+		case 'a':
+			if (cli_parse_uint(optarg, 0, 100, &m.full_above))
+				return bad_usage("--full-above: '%s' is not a "
+						 "percentage (0 to 100)", optarg);
 			break;
 		case 'n':
 			m.checksum = false;

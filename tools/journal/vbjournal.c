@@ -79,7 +79,7 @@ static void usage(FILE *f)
 		"  ack NAME CURSOR     the consumer has processed up to the cursor\n"
 		"  unregister NAME     the consumer is gone: its epochs are not kept\n"
 		"  consumers [--json]  each consumer's epoch and lag\n"
-		"  mirror SRC DST [--consumer NAME] [--checkpoint] [--full] [--no-checksum] [--progress] [--verbose]\n"
+		"  mirror SRC DST [--consumer NAME] [--checkpoint] [--full] [--full-above PCT] [--no-checksum] [--progress] [--verbose]\n"
 		"      mirror SRC into DST with rsync, from the journal's answers;\n"
 		"      exit 10: rsync failed (vbjournal mirror --help)\n"
 		"\n"
@@ -1342,7 +1342,8 @@ static bool is_mirror(int argc, char **argv)
 		if (!strcmp(argv[i], "--"))
 			return false;
 		if (!strcmp(argv[i], "--journal") || !strcmp(argv[i], "--since") ||
-		    !strcmp(argv[i], "--under") || !strcmp(argv[i], "--consumer")) {
+		    !strcmp(argv[i], "--under") || !strcmp(argv[i], "--consumer") ||
+		    !strcmp(argv[i], "--full-above")) {
 			i++;
 			continue;
 		}
