@@ -17,9 +17,13 @@
 #   VFSB_CRASH_BASE    seed of the first cycle (default: the time)
 #   VFSB_CRASH_MODE    the workload: mixed, hardlink, tmpfile, dirrename,
 #                      restart (mixed's, the daemon restarted through its
-#                      fd store every second: no gap allowed), or all
-#                      (each boot the next of the five); default all, but
-#                      mixed for runs of fewer than 5 crashes (make
+#                      fd store every second: no gap allowed), mirror
+#                      (a bit of each, names of every kind, while
+#                      `vbjournal mirror` runs again and again: the next
+#                      boot's caught-up mirror must equal the tree), or
+#                      all (each boot the next of the six); a list of
+#                      modes takes them in turn; default all, but
+#                      mixed for runs of fewer than 6 crashes (make
 #                      check's two); publish (not in all): mixed's, with
 #                      vbjournal-publish into redis-server, each boot
 #                      checking the stream (selftests/crash/crash.sh)
@@ -45,12 +49,12 @@ base=${VFSB_CRASH_BASE:-$(date +%s)}
 modes=${VFSB_CRASH_MODE:-}
 if [ -z "$modes" ]; then
 	modes=all
-	[ "$cycles" -ge 5 ] || modes=mixed
+	[ "$cycles" -ge 6 ] || modes=mixed
 fi
-[ "$modes" = all ] && modes="mixed hardlink tmpfile dirrename restart"
+[ "$modes" = all ] && modes="mixed hardlink tmpfile dirrename restart mirror"
 for m in $modes; do
 	case $m in
-	mixed | hardlink | tmpfile | dirrename | restart) ;;
+	mixed | hardlink | tmpfile | dirrename | restart | mirror) ;;
 	# vbjournal-publish into redis-server as well (not in "all")
 	publish) export VFSB_REDIS=1 ;;
 	*) echo "crashtest: VFSB_CRASH_MODE: no mode $m" >&2; exit 2 ;;
@@ -103,16 +107,17 @@ export VFSB_GUEST_DISKS="$dir/data.img $dir/journal.img"
 
 pass=0 fail=0
 : >"$dir/results"
+: >"$dir/mirror-results"
 # Judges the check the boot of cycle $1 printed (of the crash before).
 judge() {
-	line=$(grep -m1 '^CRASHTEST verify:' "$dir/cycle-$1.console.log")
+	line=$(grep -m1 '^CRASHTEST verify:' "$dir/cycle-$1.console.log" | tr -d '\r')
 	if [ -z "$line" ]; then
 		echo "CRASHTEST cycle $1: FAIL (no verification; see $dir/cycle-$1.console.log)"
 		grep '^CRASHTEST' "$dir/cycle-$1.console.log" | head -5
 		fail=$((fail + 1))
 		return
 	fi
-	grep -E '^CRASHTEST (MISSED|gap|full|control|publish)' "$dir/cycle-$1.console.log" | head -20
+	grep -E '^CRASHTEST (MISSED|gap|full|control|publish|mirror)' "$dir/cycle-$1.console.log" | head -40
 	# field NAME: the number after NAME in the verify line
 	field() { echo "$line" | sed -n "s/.*[ (]$1 \([0-9]*\).*/\1/p"; }
 	m=$(field missed)
@@ -124,6 +129,17 @@ judge() {
 	case "$line" in
 	*" mode restart,"*) [ "$g" = 0 ] || m="$m (and $g gaps)" ;;
 	esac
+	# the mirror the boot before kept: caught up, it must equal the tree
+	mline=$(grep -m1 '^CRASHTEST mirror: exit' "$dir/cycle-$1.console.log" | tr -d '\r')
+	if [ -n "$mline" ]; then
+		md=$(echo "$mline" | sed -n 's/.*differences \([0-9]*\)$/\1/p')
+		case "$mline" in
+		*" full run,"*) mk=full ;;
+		*) mk=incremental ;;
+		esac
+		echo "${md:-1} $mk" >>"$dir/mirror-results"
+		[ "${md:-1}" = 0 ] || m="$m (and ${md:-?} mirror differences)"
+	fi
 	if [ "$m" = 0 ]; then
 		pass=$((pass + 1)) v=PASS
 	else
@@ -184,5 +200,10 @@ awk -v k="$KREL" '
 		printf "crashtest: %s, %d crashes, %d differing paths, %d missed, %d of %d named unchanged (%.1f%% false positives)\n",
 		    k, C, D, M, F, N, N ? 100 * F / N : 0
 	}' "$dir/results"
+if [ -s "$dir/mirror-results" ]; then
+	awk -v k="$KREL" '{ n++; d += $1; f += ($1 > 0); inc += ($2 == "incremental") }
+		END { printf "crashtest: %s, mirror: %d checks (%d caught up incrementally, %d by a full run), %d differences, %d checks with a difference\n", k, n, inc, n - inc, d, f }' \
+		"$dir/mirror-results"
+fi
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
