@@ -5,7 +5,11 @@
 # it, and the closing line summed over all three.
 # Usage: scripts/check.sh [KVER]   Environment: VFSB_CHECK_CRASHES
 # (crash test cycles, default 2; 0 leaves it out), and what
-# run-guest.sh and crashtest.sh take.
+# run-guest.sh and crashtest.sh take. The crashes are of the mixed mode
+# and then the mirror mode (VFSB_CRASH_MODE="mixed mirror"): the second
+# boot verifies the first crash and runs vbjournal mirror under the
+# writers, the last one checks the mirror against the tree; no boot
+# more than two crashes of mixed alone.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -30,7 +34,8 @@ set -- "check: host tests" "$rc_host" "$logs/host.log" \
 	"check: suite" "$rc_suite" "$logs/suite.log"
 if [ "$crashes" -gt 0 ]; then
 	echo "check: crash test, $crashes crashes"
-	VFSB_CRASH_CYCLES=$crashes scripts/crashtest.sh "${kver:-6.1}" >"$logs/crash.log" 2>&1
+	VFSB_CRASH_CYCLES=$crashes VFSB_CRASH_MODE=${VFSB_CRASH_MODE:-mixed mirror} \
+		scripts/crashtest.sh "${kver:-6.1}" >"$logs/crash.log" 2>&1
 	rc_crash=$?
 	grep -E '^CRASHTEST cycle|^crashtest:' "$logs/crash.log"
 	set -- "$@" "check: crash test" "$rc_crash" "$logs/crash.log"

@@ -20,12 +20,15 @@
 #                      fd store every second: no gap allowed), nfs
 #                      (mixed's, written through an NFS client's mount
 #                      of the watched ext4 over loopback: nfsd's
-#                      changes), or all (each boot the next of the
-#                      six); default all, but mixed for runs of fewer
-#                      than 6 crashes (make check's two); publish (not
-#                      in all): mixed's, with vbjournal-publish into
-#                      redis-server, each boot checking the stream
-#                      (selftests/crash/crash.sh)
+#                      changes), mirror (a bit of each, names of every
+#                      kind, while `vbjournal mirror` runs again and
+#                      again: the next boot's caught-up mirror must
+#                      equal the tree), or all (each boot the next of
+#                      the seven); a list of modes takes them in turn;
+#                      default all, but mixed for runs of fewer than 7
+#                      crashes; publish (not in all): mixed's, with
+#                      vbjournal-publish into redis-server, each boot
+#                      checking the stream (selftests/crash/crash.sh)
 #   VFSB_CRASH_NFS     the nfs mode's protocol: 3 or 4.2 (default: odd
 #                      seeds NFSv3, even ones NFSv4.2)
 #   VFSB_CRASH_DEBUG   S: S seconds into each boot, the stacks of the
@@ -56,12 +59,12 @@ base=${VFSB_CRASH_BASE:-$(date +%s)}
 modes=${VFSB_CRASH_MODE:-}
 if [ -z "$modes" ]; then
 	modes=all
-	[ "$cycles" -ge 6 ] || modes=mixed
+	[ "$cycles" -ge 7 ] || modes=mixed
 fi
-[ "$modes" = all ] && modes="mixed hardlink tmpfile dirrename restart nfs"
+[ "$modes" = all ] && modes="mixed hardlink tmpfile dirrename restart nfs mirror"
 for m in $modes; do
 	case $m in
-	mixed | hardlink | tmpfile | dirrename | restart | nfs) ;;
+	mixed | hardlink | tmpfile | dirrename | restart | nfs | mirror) ;;
 	# vbjournal-publish into redis-server as well (not in "all")
 	publish) export VFSB_REDIS=1 ;;
 	*) echo "crashtest: VFSB_CRASH_MODE: no mode $m" >&2; exit 2 ;;
@@ -114,16 +117,17 @@ export VFSB_GUEST_DISKS="$dir/data.img $dir/journal.img"
 
 pass=0 fail=0
 : >"$dir/results"
+: >"$dir/mirror-results"
 # Judges the check the boot of cycle $1 printed (of the crash before).
 judge() {
-	line=$(grep -m1 '^CRASHTEST verify:' "$dir/cycle-$1.console.log")
+	line=$(grep -m1 '^CRASHTEST verify:' "$dir/cycle-$1.console.log" | tr -d '\r')
 	if [ -z "$line" ]; then
 		echo "CRASHTEST cycle $1: FAIL (no verification; see $dir/cycle-$1.console.log)"
 		grep '^CRASHTEST' "$dir/cycle-$1.console.log" | head -5
 		fail=$((fail + 1))
 		return
 	fi
-	grep -E '^CRASHTEST (MISSED|gap|full|control|publish)' "$dir/cycle-$1.console.log" | head -20
+	grep -E '^CRASHTEST (MISSED|gap|full|control|publish|mirror)' "$dir/cycle-$1.console.log" | head -40
 	# field NAME: the number after NAME in the verify line
 	field() { echo "$line" | sed -n "s/.*[ (]$1 \([0-9]*\).*/\1/p"; }
 	m=$(field missed)
@@ -135,6 +139,17 @@ judge() {
 	case "$line" in
 	*" mode restart,"*) [ "$g" = 0 ] || m="$m (and $g gaps)" ;;
 	esac
+	# the mirror the boot before kept: caught up, it must equal the tree
+	mline=$(grep -m1 '^CRASHTEST mirror: exit' "$dir/cycle-$1.console.log" | tr -d '\r')
+	if [ -n "$mline" ]; then
+		md=$(echo "$mline" | sed -n 's/.*differences \([0-9]*\)$/\1/p')
+		case "$mline" in
+		*" full run,"*) mk=full ;;
+		*) mk=incremental ;;
+		esac
+		echo "${md:-1} $mk" >>"$dir/mirror-results"
+		[ "${md:-1}" = 0 ] || m="$m (and ${md:-?} mirror differences)"
+	fi
 	if [ "$m" = 0 ]; then
 		pass=$((pass + 1)) v=PASS
 	else
@@ -195,5 +210,10 @@ awk -v k="$KREL" '
 		printf "crashtest: %s, %d crashes, %d differing paths, %d missed, %d of %d named unchanged (%.1f%% false positives)\n",
 		    k, C, D, M, F, N, N ? 100 * F / N : 0
 	}' "$dir/results"
+if [ -s "$dir/mirror-results" ]; then
+	awk -v k="$KREL" '{ n++; d += $1; f += ($1 > 0); inc += ($2 == "incremental") }
+		END { printf "crashtest: %s, mirror: %d checks (%d caught up incrementally, %d by a full run), %d differences, %d checks with a difference\n", k, n, inc, n - inc, d, f }' \
+		"$dir/mirror-results"
+fi
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

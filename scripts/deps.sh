@@ -9,7 +9,8 @@ linux-headers-amd64 linux-image-amd64 linux-source-6.1 \
 qemu-system-x86 busybox-static cpio kmod xz-utils zstd \
 e2fsprogs btrfs-progs xfsprogs fuse3 libfuse3-dev liburing-dev libaio-dev \
 sparse shellcheck dwarves dkms debootstrap gawk libsqlite3-dev groff-base \
-mandoc dpkg-dev debhelper dh-dkms lintian libsystemd-dev pkg-config libhiredis-dev"
+mandoc dpkg-dev debhelper dh-dkms lintian libsystemd-dev pkg-config libhiredis-dev \
+rsync"
 
 missing=""
 for p in $PKGS; do

@@ -14,8 +14,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # In-tree modules the guest may need; missing ones (built-in on some
 # kernels) are skipped.
 MODS="virtio_pci virtio_blk ext4 btrfs xfs fuse overlay loop"
-# Programs the tests run, copied with their shared libraries.
-PROGS="mke2fs mkfs.ext4 e2fsck mkfs.btrfs mkfs.xfs"
+# Programs the tests run, copied with their shared libraries (rsync:
+# vbjournal mirror's transfers).
+PROGS="mke2fs mkfs.ext4 e2fsck mkfs.btrfs mkfs.xfs rsync"
 
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT

@@ -9,7 +9,11 @@
 # VFSB_CRASH_PHASE: run (verify what the last crash left, then write
 # until killed) or verify (verify only, then power off), and
 # VFSB_CRASH_MODE: this boot's workload (mixed, hardlink, tmpfile,
-# dirrename, restart, nfs; crashload.c), which crashload reads itself.
+# dirrename, restart, nfs, mirror; crashload.c), which crashload reads itself.
+# The mirror mode also runs `vbjournal mirror /data /jr/mirror` again and
+# again while it writes (its first run is the full copy); the boot after
+# one that mirrored catches the mirror up and compares it with /data
+# (vbj-treecmp, not rsync): "CRASHTEST mirror: ..., D differences".
 set -u
 export PATH=/tests:/sbin:/bin
 seed=${VFSB_CRASH_SEED:-1}
@@ -174,6 +178,30 @@ if [ $publish = 1 ]; then
 		publish_check
 	fi
 fi
+# The mirror the boot before kept (killed in the middle of a run, maybe):
+# caught up after the recovery, it must equal /data exactly.
+if [ -f /jr/mirror/.vbjournal-mirror/state ]; then
+	# what the boot before's runs were (verbose: one line a run)
+	if [ -f /jr/mirror-loop.log ]; then
+		say "mirror loop: $(grep -c ' directories, ' /jr/mirror-loop.log) incremental, $(grep -c 'full copy done' /jr/mirror-loop.log) full runs done, $(grep -c 'rsync failed' /jr/mirror-loop.log) failed"
+		rm -f /jr/mirror-loop.log
+	fi
+	t0=$(date +%s)
+	vbjournal --journal /jr/journal mirror /data /jr/mirror --checkpoint \
+		--verbose >/tmp/mirror.out 2>/tmp/mirror.err
+	rc=$?
+	t1=$(date +%s)
+	sed 's/^/CRASHTEST mirror-log: /' /tmp/mirror.err | head -n 20
+	vbj-treecmp /data /jr/mirror >/tmp/treecmp.out 2>&1
+	grep '^DIFF' /tmp/treecmp.out | head -n 20 | sed 's/^/CRASHTEST mirror /'
+	# a failed mirror run counts as a difference
+	d=$(sed -n 's/^treecmp: .* \([0-9]*\) differences.*/\1/p' /tmp/treecmp.out)
+	[ -n "$d" ] || d=1
+	[ $rc = 0 ] || d=$((d + 1))
+	kind=incremental
+	grep -q 'full copy done' /tmp/mirror.err && kind=full
+	say "mirror: exit $rc in $((t1 - t0)) s, $kind run, $(tail -n 1 /tmp/treecmp.out), differences $d"
+fi
 [ "$phase" = verify ] && { kill $jd; wait $jd; exit 0; }
 # nfs: nfsd exports /data and the kernel's NFS client mounts it over
 # loopback (guest/servers.sh, as selftests/servers.c does); the writers
@@ -197,6 +225,22 @@ if [ "${VFSB_CRASH_MODE:-mixed}" = nfs ]; then
 	crashload mount 127.0.0.1:/data /mnt/nfs $t $o ||
 		{ say "FAIL: cannot mount NFSv$nfsv"; exit 1; }
 	wdir=/mnt/nfs
+fi
+if [ "${VFSB_CRASH_MODE:-mixed}" = mirror ]; then
+	# its first run, the full copy, before the writes; then again and
+	# again until killed.
+	if [ ! -f /jr/mirror/.vbjournal-mirror/state ]; then
+		vbjournal --journal /jr/journal mirror /data /jr/mirror \
+			--checkpoint 2>&1 >/dev/null | sed 's/^/CRASHTEST mirror-first: /'
+	fi
+	(
+		while :; do
+			vbjournal --journal /jr/journal mirror /data /jr/mirror \
+				--verbose \
+				>/dev/null 2>>/jr/mirror-loop.log
+			sleep 0.3
+		done
+	) &
 fi
 say "workload ${VFSB_CRASH_MODE:-mixed}, seed $seed${refuse:+, $refuse}${delay:+, $delay}${nfsv:+, through NFSv$nfsv}"
 if [ -n "$svc" ]; then

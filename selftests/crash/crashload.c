@@ -151,10 +151,31 @@ static uint64_t file_hash(const char *abs)
 	return h;
 }
 
+/*
+ * path with each newline written as "\\n" (the manifest is one line an
+ * entry; the mirror mode makes files with a newline in their names).
+ */
+static const char *nl_esc(const char *path, char *out, size_t sz)
+{
+	size_t k = 0;
+
+	for (; *path && k + 3 < sz; path++) {
+		if (*path == '\n') {
+			out[k++] = '\\';
+			out[k++] = 'n';
+		} else {
+			out[k++] = *path;
+		}
+	}
+	out[k] = 0;
+	return out;
+}
+
 /* Everything under root/rel into s. */
 static void walk(struct state *s, const char *root, const char *rel)
 {
-	char abs[2 * PATH_MAX], child[PATH_MAX], line[PATH_MAX + 160];
+	char abs[2 * PATH_MAX], child[PATH_MAX], line[2 * PATH_MAX + 160];
+	char esc[PATH_MAX];
 	struct dirent *de;
 	struct stat st;
 	DIR *d;
@@ -173,17 +194,18 @@ static void walk(struct state *s, const char *root, const char *rel)
 		snprintf(abs, sizeof(abs), "%s/%s", root, child);
 		if (lstat(abs, &st))
 			continue;
+		nl_esc(child, esc, sizeof(esc));
 		if (S_ISDIR(st.st_mode)) {
-			snprintf(line, sizeof(line), "D %s", child);
-			add(s, child, line);
+			snprintf(line, sizeof(line), "D %s", esc);
+			add(s, esc, line);
 			walk(s, root, child);
 		} else {
 			snprintf(line, sizeof(line), "F %s %lld %o %lld.%09ld %016llx %llu",
-				 child, (long long)st.st_size, st.st_mode,
+				 esc, (long long)st.st_size, st.st_mode,
 				 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
 				 (unsigned long long)file_hash(abs),
 				 (unsigned long long)st.st_ino);
-			add(s, child, line);
+			add(s, esc, line);
 		}
 	}
 	closedir(d);
@@ -380,11 +402,14 @@ static void one_op(const char *dir, unsigned int *seed, int id, long *made)
 #define RSUBS		3
 #define RFILES		4
 #define SLOTS		8
+#define MDIRS		4	/* mirror: m<i>, names of every kind */
+#define MNAMES		6
 
-enum mode { MIXED, HARDLINK, TMPFILE, DIRRENAME, RESTART, NFS };
+enum mode { MIXED, HARDLINK, TMPFILE, DIRRENAME, RESTART, NFS, MIRROR };
 
 static const char *const mode_names[] = { "mixed", "hardlink", "tmpfile",
-					  "dirrename", "restart", "nfs" };
+					  "dirrename", "restart", "nfs",
+					  "mirror" };
 static enum mode mode;
 
 static void put_file(const char *path, size_t len, unsigned int *seed)
@@ -449,6 +474,11 @@ static void populate_areas(const char *dir)
 		mkdir(path, 0755);
 		snprintf(path, sizeof(path), "%s/tD%02d/seed", dir, i);
 		put_file(path, 100, &seed);
+	}
+	/* mirror: m<i>, where names become directories and back */
+	for (i = 0; i < MDIRS; i++) {
+		snprintf(path, sizeof(path), "%s/m%d", dir, i);
+		mkdir(path, 0755);
 	}
 	/* dirrename: r<i>/s<j>/x/{f,y/f} */
 	for (i = 0; i < RPARENTS; i++) {
@@ -749,6 +779,104 @@ static void busy_disk(const char *jr)
 	}
 }
 
+/*
+ * The mirror mode's own corner: in m<i>, names with a newline or bytes
+ * that are not UTF-8 (files only with a newline: the manifest escapes
+ * it), each a file, a directory (with a file and a subdirectory in it)
+ * or a symbolic link, replaced by another kind now and then; hard
+ * links ln<n> to another m directory's plain files, made and taken
+ * away (while the daemon runs, so that the journal knows their
+ * directories); files rewritten (often at the same size, through
+ * either name), chmod, xattrs.
+ */
+static void mirror_op(const char *dir, unsigned int *seed)
+{
+	static const char *const kinds[] = { "plain%d", "bad\xff\xfe%d",
+					     "new\nline%d", "ln%d" };
+	char path[PATH_MAX], sub[PATH_MAX + 16], buf[512], name[64];
+	int k = rand_r(seed) % 4, n = rand_r(seed) % MNAMES, op = rand_r(seed) % 8;
+	struct stat st;
+	size_t len;
+	int fd;
+
+	snprintf(name, sizeof(name), kinds[k], n);
+	snprintf(path, sizeof(path), "%s/m%d/%s", dir, rand_r(seed) % MDIRS, name);
+	if (lstat(path, &st)) {
+		st.st_mode = 0;
+		op = 0;
+	}
+	if (op == 0 && k == 3) {	/* a link made, or taken away */
+		if (st.st_mode) {
+			unlink(path);
+		} else {
+			snprintf(sub, sizeof(sub), "%s/m%d/plain%d", dir,
+				 rand_r(seed) % MDIRS, rand_r(seed) % MNAMES);
+			link(sub, path);
+		}
+		return;
+	}
+	if (op == 0) {			/* made, or replaced by another kind */
+		if (S_ISDIR(st.st_mode)) {
+			snprintf(sub, sizeof(sub), "%s/in", path);
+			unlink(sub);
+			snprintf(sub, sizeof(sub), "%s/d/in", path);
+			unlink(sub);
+			snprintf(sub, sizeof(sub), "%s/d", path);
+			rmdir(sub);
+			rmdir(path);
+		} else if (st.st_mode) {
+			unlink(path);
+		}
+		if (k != 2 && (S_ISREG(st.st_mode) || !st.st_mode) &&
+		    rand_r(seed) % 2) {
+			mkdir(path, 0755);
+			snprintf(sub, sizeof(sub), "%s/in", path);
+			put_file(sub, rand_r(seed) % 512, seed);
+			snprintf(sub, sizeof(sub), "%s/d", path);
+			mkdir(sub, 0700);
+			snprintf(sub, sizeof(sub), "%s/d/in", path);
+			put_file(sub, rand_r(seed) % 512, seed);
+		} else if (S_ISLNK(st.st_mode) || rand_r(seed) % 3) {
+			put_file(path, rand_r(seed) % 512, seed);
+		} else {
+			snprintf(sub, sizeof(sub), "target-%d", rand_r(seed) % 100);
+			symlink(sub, path);
+		}
+		return;
+	}
+	if (S_ISDIR(st.st_mode)) {	/* a file inside changes */
+		snprintf(sub, sizeof(sub), "%s/%s", path,
+			 rand_r(seed) % 2 ? "in" : "d/in");
+		strcpy(path, sub);
+		if (lstat(path, &st))
+			return;
+	}
+	if (!S_ISREG(st.st_mode))
+		return;
+	switch (op) {
+	case 1 ... 4:			/* rewritten, often the same size */
+		len = op < 3 ? (size_t)st.st_size : rand_r(seed) % sizeof(buf);
+		if (len > sizeof(buf))
+			len = sizeof(buf);
+		fill(buf, len, seed);
+		fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (fd >= 0) {
+			if (write(fd, buf, len) < 0)
+				len = 0;
+			close(fd);
+		}
+		break;
+	case 5:
+		chmod(path, rand_r(seed) % 2 ? 0600 : 0644);
+		break;
+	default:
+		snprintf(buf, sizeof(buf), "v%d", rand_r(seed) % 1000);
+		setxattr(path, rand_r(seed) % 2 ? "user.a" : "user.b", buf,
+			 strlen(buf), 0);
+		break;
+	}
+}
+
 /* The mode's writes, forever. */
 static void worker(const char *dir, unsigned int s, int id)
 {
@@ -770,6 +898,19 @@ static void worker(const char *dir, unsigned int s, int id)
 			break;
 		case DIRRENAME:
 			dirrename_op(dir, &s, id, &made);
+			break;
+		case MIRROR:	/* mixed's, dirrename's, and its own corner */
+			switch (rand_r(&s) % 4) {
+			case 0 ... 1:
+				one_op(dir, &s, id, &made);
+				break;
+			case 2:
+				dirrename_op(dir, &s, id, &made);
+				break;
+			default:
+				mirror_op(dir, &s);
+				break;
+			}
 			break;
 		default:
 			one_op(dir, &s, id, &made);
@@ -1113,6 +1254,26 @@ static char *relative(const char *path, const char *root)
 	return strdup(path + n + (path[n] == '/'));
 }
 
+/* An object's path: path_hex decoded when there (bytes not UTF-8). */
+static const char *jpath(const struct jv *o, char *buf, size_t sz)
+{
+	const struct jv *h = jget(o, "path_hex"), *p = jget(o, "path");
+	size_t i, n;
+	unsigned int b;
+
+	if (h && h->t == 's') {
+		n = strlen(h->s) / 2;
+		for (i = 0; i < n && i + 1 < sz; i++) {
+			if (sscanf(h->s + 2 * i, "%2x", &b) != 1)
+				break;
+			buf[i] = b;
+		}
+		buf[i] = 0;
+		return buf;
+	}
+	return p && p->t == 's' ? p->s : NULL;
+}
+
 static void add_str(char ***v, size_t *n, char *s)
 {
 	*v = realloc(*v, (*n + 1) * sizeof(**v));
@@ -1130,8 +1291,8 @@ static void take_file(struct answer *a, const struct jv *o, const char *root)
 	f.ino = ino && ino->t == 'n' ? strtoull(ino->s, NULL, 10) : 0;
 	f.complete = nc && nc->t == 't';
 	for (i = 0; names && names->t == 'a' && i < names->n; i++) {
-		const struct jv *pth = jget(names->v[i], "path");
-		char *r = relative(pth && pth->t == 's' ? pth->s : NULL, root);
+		char buf[PATH_MAX];
+		char *r = relative(jpath(names->v[i], buf, sizeof(buf)), root);
 
 		if (r) {
 			f.names = realloc(f.names, (f.n + 1) * sizeof(*f.names));
@@ -1152,15 +1313,15 @@ static void take_dirs(struct answer *a, const struct jv *arr, bool moved,
 	int i;
 
 	for (i = 0; arr && arr->t == 'a' && i < arr->n; i++) {
-		const struct jv *o = arr->v[i], *pth = jget(o, "path");
+		const struct jv *o = arr->v[i];
 		const struct jv *gone = jget(o, "gone"), *kind = jget(o, "kind");
-		char *r;
+		char *r, buf[PATH_MAX];
 
 		if (kind && kind->t == 's' && !strcmp(kind->s, "file")) {
 			take_file(a, o, root);
 			continue;
 		}
-		r = relative(pth && pth->t == 's' ? pth->s : NULL, root);
+		r = relative(jpath(o, buf, sizeof(buf)), root);
 		if (gone && gone->t == 't')
 			a->gone++;
 		if (!r) {
@@ -1570,7 +1731,8 @@ int main(int argc, char **argv)
 			break;
 	if (k == sizeof(mode_names) / sizeof(*mode_names)) {
 		fprintf(stderr, "crashload: VFSB_CRASH_MODE=%s: not one of "
-			"mixed, hardlink, tmpfile, dirrename, restart, nfs\n", env);
+			"mixed, hardlink, tmpfile, dirrename, restart, nfs, "
+			"mirror\n", env);
 		return 2;
 	}
 	mode = env && env[0] ? k : MIXED;

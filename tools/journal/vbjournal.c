@@ -48,6 +48,7 @@
 #include "cli.h"
 #include "jw.h"
 #include "lock.h"
+#include "mirror.h"
 #include "resolve.h"
 #include "store.h"
 
@@ -78,6 +79,9 @@ static void usage(FILE *f)
 		"  ack NAME CURSOR     the consumer has processed up to the cursor\n"
 		"  unregister NAME     the consumer is gone: its epochs are not kept\n"
 		"  consumers [--json]  each consumer's epoch and lag\n"
+		"  mirror SRC DST [--consumer NAME] [--checkpoint] [--full] [--full-above PCT] [--no-checksum] [--progress] [--verbose]\n"
+		"      mirror SRC into DST with rsync, from the journal's answers;\n"
+		"      exit 10: rsync failed (vbjournal mirror --help)\n"
 		"\n"
 		"options (anywhere on the line):\n"
 		"  --journal DIR   the journal (default %s)\n"
@@ -1326,6 +1330,30 @@ static int parse_args(int argc, char **argv, struct args *a, bool *done)
 	return 0;
 }
 
+/*
+ * Whether the command is mirror (mirror.c parses its own options): the
+ * first word that is neither an option nor an option's value.
+ */
+static bool is_mirror(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return false;
+		if (!strcmp(argv[i], "--journal") || !strcmp(argv[i], "--since") ||
+		    !strcmp(argv[i], "--under") || !strcmp(argv[i], "--consumer") ||
+		    !strcmp(argv[i], "--full-above")) {
+			i++;
+			continue;
+		}
+		if (argv[i][0] == '-')
+			continue;
+		return !strcmp(argv[i], "mirror");
+	}
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	struct args a = { .journal = DEFAULT_JOURNAL };
@@ -1336,6 +1364,8 @@ int main(int argc, char **argv)
 	int ret;
 
 	atexit(cli_close_stdout);
+	if (is_mirror(argc, argv))
+		return vbj_mirror_main(argc, argv);
 	ret = parse_args(argc, argv, &a, &done);
 	if (ret || done)
 		return ret;
