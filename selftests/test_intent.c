@@ -526,6 +526,83 @@ TEST(rename_waits_for_both_directories)
 }
 
 /*
+ * Checkpoints that always come between an intent and its ack (the most
+ * a subscriber checkpointing in a tight loop can do): each ack then
+ * arrives in a later epoch, where the restarted call finds its
+ * directories unacked and waits again. A cross-directory rename (two
+ * directories, one hook) must still end within a bounded number of
+ * such rounds, moved once, with a RESCAN (VFSB_RESCAN_INTENT) for the
+ * change that went on unacked: never restarted for ever. One round:
+ * the writer's intents read (it has not moved anything, but in the last
+ * round, which goes on unacked), a checkpoint, then the ack of the
+ * highest intent.
+ */
+#define STARVE_ROUNDS	40	/* far more than the module's bound */
+
+TEST(checkpoints_between_intent_and_ack_do_not_starve_a_rename)
+{
+	static struct rec_batch b;
+	struct child ch;
+	__u64 closed, seq;
+	int dev, res, i, round, tries, rescans = 0, first_gone = -1;
+	bool done = false;
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, mkdir(DIR_T "/d2", 0755));
+	ASSERT_EQ(0, child_start(&ch, op_rename_to_d2, DIR_T "/d/f"));
+	for (round = 0; round < STARVE_ROUNDS && !done; round++) {
+		struct pollfd p[2] = {
+			{ .fd = dev, .events = POLLIN },
+			{ .fd = ch.res, .events = POLLIN },
+		};
+
+		seq = 0;
+		for (tries = 0; !seq && !done && tries < 100; tries++) {
+			ASSERT_LE(0, poll(p, 2, 100));
+			ASSERT_EQ(0, rec_drain(dev, &b));
+			for (i = 0; i < b.n; i++) {
+				struct vfsb_record *r = b.rec[i];
+
+				if (r->flags & VFSB_RECF_INTENT)
+					seq = r->seq > seq ? r->seq : seq;
+				if (r->type == VFSB_REC_RESCAN &&
+				    (r->reasons & VFSB_RESCAN_INTENT))
+					rescans++;
+			}
+			done = !seq && p[1].revents;
+		}
+		if (done)
+			break;
+		ASSERT_NE(0, seq);
+		/* the round it goes on unacked may have moved it already */
+		if (first_gone < 0 && !exists(DIR_T "/d/f"))
+			first_gone = round;
+		ASSERT_EQ(0, vfsb_checkpoint(dev, 10000, &closed));
+		ASSERT_EQ(0, vfsb_ack(dev, seq));
+	}
+	fprintf(stderr, "# %d rounds of checkpoint-then-ack, %s\n", round,
+		done ? "then it moved" : "still restarting");
+	ASSERT_TRUE(done);
+	EXPECT_GT(12, round);
+	/* every round before the last waited: nothing moved before it */
+	EXPECT_TRUE(first_gone < 0 || first_gone == round - 1);
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	EXPECT_FALSE(exists(DIR_T "/d/f"));
+	EXPECT_TRUE(exists(DIR_T "/d2/moved"));
+	child_end(&ch);
+	if (!rescans) {
+		ASSERT_EQ(0, rec_drain(dev, &b));
+		for (i = 0; i < b.n; i++)
+			rescans += b.rec[i]->type == VFSB_REC_RESCAN &&
+				   (b.rec[i]->reasons & VFSB_RESCAN_INTENT);
+	}
+	EXPECT_LT(0, rescans);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
  * A change by a child that waits for its intent, acked as soon as it is
  * read: its directory is then acked in the epoch. 0 when the change was
  * made, else -errno or 1 (no result in time).
