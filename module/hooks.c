@@ -8,9 +8,9 @@
  * announces itself (emit.c) inside that section, before the change.
  * Sections open where the operation begins, when a hook can see its
  * end there:
- *  - write access: mnt_want_write*() is redirected to a wrapper that
- *    opens the section once access is granted (a writer blocked on a
- *    frozen filesystem holds none); mnt_drop_write*() closes it;
+ *  - write access: mnt_want_write*() leaves a token in the task, the
+ *    change's announcement opens the section (a writer blocked on a
+ *    frozen filesystem holds none), mnt_drop_write*() closes it;
  *  - the exported helpers that kernel threads use for data (nfsd,
  *    ksmbd, overlayfs, loop, cachefiles: vfs_iter_write(),
  *    kernel_write(), vfs_fallocate(), ...) are redirected to wrappers
@@ -95,11 +95,6 @@ static bool vfsb_tracked(struct super_block *sb)
 	ret = vfsb_tracking_lookup_rcu(sb);
 	rcu_read_unlock();
 	return ret;
-}
-
-static u32 vfsb_hold_failure(int err)
-{
-	return err == -E2BIG ? VFSB_RESCAN_NESTING : VFSB_RESCAN_NO_MEMORY;
 }
 
 /* ---- call spans: a wrapper holds the section around the call ---- */
@@ -380,61 +375,67 @@ static int vfsb_call_announce(struct vfsb_call *c, struct super_block *sb,
 
 /* ---- write access: mnt_want_write*() to mnt_drop_write*() ---- */
 
-/* Write access was granted (after any wait on a frozen filesystem). */
-static void vfsb_hold_access(struct super_block *sb)
+/*
+ * Write access brackets a namespace or attribute change: the section
+ * opens at the change's announcement, which comes after write access
+ * was granted and before the change, and mnt_drop_write*() ends it.
+ * The entry callback of mnt_want_write*() only leaves a token in the
+ * task (sections.c): it cannot see whether access will be granted, and
+ * a section opened there would make barriers wait for a writer blocked
+ * on a frozen filesystem. No redirect, no return probe: a redirect
+ * needs ftrace's IPMODIFY on the function whenever anything is watched
+ * (a livepatch or a kprobe with a post_handler there then gets EBUSY),
+ * and a kretprobe shares its kprobe with such a post_handler kprobe
+ * through an aggregate probe that 6.1 disarms through the wrong
+ * ftrace_ops once the other one is gone ("Failed to disarm
+ * kprobe-ftrace", kernel/kprobes.c 6.1:1126, and the probe stays
+ * registered: add_new_kprobe() 1258-1268 sets the aggregate's
+ * post_handler without arming it for IPMODIFY, and
+ * __unregister_kprobe_top() 1783-1795 keeps it).
+ *
+ * mnt_want_write() takes freeze protection (sb_start_write(), void on
+ * every target), then the mount's write count, and fails only when the
+ * mount or its filesystem is read-only, undoing both; its caller then
+ * never calls mnt_drop_write() (6.1 fs/namespace.c: mnt_want_write()
+ * 398-407, mnt_want_write_file() 442-451, __mnt_want_write_file()
+ * 419-431, mnt_is_readonly() 318-325; later kernels the same through
+ * mnt_get_write_access()). So no token is left for a call that will
+ * fail: the same test, made first (vfsb_mnt_readonly()). Only a remount
+ * read-only in between leaves one, which holds no section
+ * (sections.c says where it goes).
+ */
+static bool vfsb_mnt_readonly(struct vfsmount *mnt)
 {
-	struct vfsb_section s;
-	int ret;
+	return READ_ONCE(mnt->mnt_sb->s_readonly_remount) ||
+	       (READ_ONCE(mnt->mnt_flags) & MNT_READONLY) ||
+	       sb_rdonly(mnt->mnt_sb);
+}
 
-	if (!vfsb_section_begin(sb, &s, false))
-		return;
-	ret = vfsb_task_hold(&s, VFSB_HOLD_ACCESS);
-	if (ret) {
-		vfsb_section_missed(s.vsb, vfsb_hold_failure(ret));
-		vfsb_section_end(&s);
-	}
+static void vfsb_want_access(struct vfsmount *mnt)
+{
+	if (mnt && vfsb_sb_maybe_tracked(mnt->mnt_sb) &&
+	    !vfsb_mnt_readonly(mnt))
+		vfsb_task_want_access(mnt->mnt_sb);
+}
+
+static void vfsb_on_want_write(struct ftrace_regs *fregs)
+{
+	vfsb_want_access(ARG(0));
+}
+
+static void vfsb_on_want_write_file(struct ftrace_regs *fregs)
+{
+	struct file *file = ARG(0);
+
+	vfsb_want_access(file ? file->f_path.mnt : NULL);
 }
 
 static void vfsb_release_access(struct super_block *sb)
 {
 	struct vfsb_section s;
 
-	if (sb && vfsb_task_release(sb, VFSB_HOLD_ACCESS, &s))
+	if (sb && vfsb_task_drop_access(sb, &s))
 		vfsb_section_end(&s);
-}
-
-static typeof(mnt_want_write) vfsb_wrap_mnt_want_write;
-static int notrace vfsb_wrap_mnt_want_write(struct vfsmount *mnt)
-{
-	int ret;
-
-	/* it sleeps while the filesystem is frozen */
-	vfsb_wrapper_enter();
-	ret = mnt_want_write(mnt);
-	if (!ret)
-		vfsb_hold_access(mnt->mnt_sb);
-	vfsb_wrapper_exit();
-	return ret;
-}
-
-static typeof(mnt_want_write_file) vfsb_wrap_mnt_want_write_file;
-static int notrace vfsb_wrap_mnt_want_write_file(struct file *file)
-{
-	int ret;
-
-	vfsb_wrapper_enter();
-	ret = mnt_want_write_file(file);
-	if (!ret)
-		vfsb_hold_access(vfsb_file_sb(file));
-	vfsb_wrapper_exit();
-	return ret;
-}
-
-static bool vfsb_redirect_mnt(struct ftrace_regs *fregs)
-{
-	struct vfsmount *mnt = ARG(0);
-
-	return mnt && vfsb_tracked(mnt->mnt_sb);
 }
 
 static bool vfsb_redirect_file0(struct ftrace_regs *fregs)
@@ -1570,6 +1571,8 @@ static void vfsb_on_kernel_write(struct ftrace_regs *fregs)
  * ki_complete has.
  */
 #define VFSB_PROTO(fn, type) static_assert(__same_type(&(fn), type))
+VFSB_PROTO(mnt_want_write, int (*)(struct vfsmount *));
+VFSB_PROTO(mnt_want_write_file, int (*)(struct file *));
 VFSB_PROTO(mnt_drop_write, void (*)(struct vfsmount *));
 VFSB_PROTO(mnt_drop_write_file, void (*)(struct file *));
 VFSB_PROTO(security_inode_create,
@@ -1626,8 +1629,10 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 	CLOSER("mnt_drop_write", vfsb_on_drop_write, VFSB_COV_NAMESPACE),
 	CLOSER("mnt_drop_write_file", vfsb_on_drop_write_file,
 	       VFSB_COV_NAMESPACE),
-	REDIRECT(mnt_want_write, vfsb_redirect_mnt, VFSB_COV_NAMESPACE),
-	REDIRECT(mnt_want_write_file, vfsb_redirect_file0, VFSB_COV_NAMESPACE),
+	ENTRY("mnt_want_write", vfsb_on_want_write, VFSB_COV_NAMESPACE,
+	      .stays = true),
+	ENTRY("mnt_want_write_file", vfsb_on_want_write_file,
+	      VFSB_COV_NAMESPACE, .stays = true),
 	ENTRY("security_inode_create", vfsb_on_create, VFSB_COV_NAMESPACE),
 	ENTRY("security_inode_mknod", vfsb_on_create, VFSB_COV_NAMESPACE),
 	ENTRY("security_inode_symlink", vfsb_on_create, VFSB_COV_NAMESPACE),

@@ -627,6 +627,90 @@ static bool vfsb_syscall_restartable(bool async)
 }
 
 /*
+ * ---- restarts that a checkpoint made void ----
+ *
+ * A restarted call waits again when a checkpoint came between its
+ * intent and its ack: its directories are not acked in the new epoch.
+ * A subscriber that always checkpoints before it acks (one in a tight
+ * checkpoint loop may, by chance, every time) would restart it for
+ * ever (test_intent: checkpoints_between_intent_and_ack_...). A call
+ * that needs several hooks' intents in one epoch (a rename across
+ * directories, an overlayfs copy-up that makes each missing parent)
+ * waits once per hook when no checkpoint comes between: those rounds
+ * are progress, and are not counted. Rounds where the epoch moved are:
+ * after VFSB_STARVED_MAX of them, the call goes on unacked, its
+ * directories acked for the epoch, with a RESCAN (VFSB_RESCAN_INTENT)
+ * that the journal commits with its records, as after a fail-open
+ * timeout. Its intents of the previous rounds were acked, so the
+ * directories are in the journal; the RESCAN says that this change
+ * landed after the epoch they are in.
+ *
+ * The same call is known by its task, system call number, arguments
+ * and address (a restart has them all unchanged) and subscriber, one
+ * slot per hash of the task: a slot another task takes only resets the
+ * count, so nothing goes on unacked sooner than the bound.
+ */
+#define VFSB_STARVED_MAX	3
+#define VFSB_RESTART_BITS	6
+
+struct vfsb_call_id {
+	long nr;
+	unsigned long ip;
+	unsigned long args[6];
+};
+
+static struct vfsb_restarted {
+	const struct task_struct *task;	/* compared, never dereferenced */
+	const struct vfsb_intent *in;	/* likewise */
+	struct vfsb_call_id id;
+	u64 epoch;			/* its last intent's */
+	unsigned int starved;
+	unsigned long when;
+} vfsb_restarted[BIT(VFSB_RESTART_BITS)];
+static DEFINE_SPINLOCK(vfsb_restarted_lock);
+
+/*
+ * A system call's change must wait, and would be restarted: true when
+ * this call has been restarted VFSB_STARVED_MAX times already, each
+ * time into a later epoch than its intent's. Atomic context.
+ */
+static bool vfsb_restart_starved(const struct vfsb_intent_req *req)
+{
+	struct pt_regs *regs = task_pt_regs(current);
+	struct vfsb_intent *in = req->in;
+	struct vfsb_restarted *r;
+	struct vfsb_call_id id = { };
+	u64 epoch = READ_ONCE(in->epoch);
+	unsigned long flags;
+	bool starved = false;
+
+	id.nr = syscall_get_nr(current, regs);
+	id.ip = instruction_pointer(regs);
+	syscall_get_arguments(current, regs, id.args);
+	r = &vfsb_restarted[hash_ptr(current, VFSB_RESTART_BITS)];
+	spin_lock_irqsave(&vfsb_restarted_lock, flags);
+	if (r->task == current && r->in == in &&
+	    !memcmp(&r->id, &id, sizeof(id)) &&
+	    time_before(jiffies, r->when + msecs_to_jiffies(in->timeout_ms) +
+			HZ)) {
+		if (r->epoch != epoch)
+			r->starved++;
+		starved = r->starved > VFSB_STARVED_MAX;
+	} else {
+		r->task = current;
+		r->in = in;
+		r->id = id;
+		r->starved = 0;
+	}
+	r->epoch = epoch;
+	r->when = jiffies;
+	if (starved)
+		r->task = NULL;
+	spin_unlock_irqrestore(&vfsb_restarted_lock, flags);
+	return starved;
+}
+
+/*
  * A hook in a system call: VFSB_SETTLE_WAIT when the call must fail now
  * with -ERESTARTNOINTR (its wait is queued); GO: nothing to wait for,
  * or it cannot wait and goes on unacked; REFUSE: it cannot wait and
@@ -639,6 +723,10 @@ enum vfsb_settle vfsb_intent_defer_syscall(struct vfsb_intent_req *req,
 		return VFSB_SETTLE_GO;
 	if (!vfsb_syscall_restartable(async))
 		return vfsb_intent_no_wait(req);
+	if (vfsb_restart_starved(req)) {
+		vfsb_intent_unwaited(req);
+		return VFSB_SETTLE_GO;
+	}
 	return vfsb_intent_defer(req, true);
 }
 

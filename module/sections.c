@@ -123,14 +123,16 @@ void vfsb_section_missed(struct vfsb_sb *vsb, u32 why)
 /* ---- sections a task holds ---- */
 
 struct vfsb_held {
-	struct vfsb_section s;
+	struct vfsb_section s;		/* VFSB_HOLD_WANT: none (zero) */
 	enum vfsb_hold kind;
-	const void *key;		/* VFSB_HOLD_SUBMIT: the request */
+	/* VFSB_HOLD_SUBMIT: the request; VFSB_HOLD_WANT: the superblock */
+	const void *key;
 };
 
 struct vfsb_task {
 	struct hlist_node node;		/* bucket, under its lock */
 	struct task_struct *task;	/* immutable while hashed */
+	u64 start_time;			/* the task's: a new one at its address */
 	/* below: touched by the owning task only */
 	unsigned int nr;
 	bool work_queued;
@@ -175,11 +177,29 @@ static struct vfsb_task_bucket *vfsb_task_bucket(void)
 	return &vfsb_task_hash[hash_ptr(current, VFSB_TASK_HASH_BITS)];
 }
 
-/* This task's entry, or NULL. Only the owner adds or removes it. */
+/* Whether an entry holds write access tokens only (no section, no work). */
+static bool vfsb_task_tokens_only(const struct vfsb_task *t)
+{
+	unsigned int i;
+
+	if (t->work_queued)
+		return false;
+	for (i = 0; i < t->nr; i++)
+		if (t->held[i].kind != VFSB_HOLD_WANT)
+			return false;
+	return true;
+}
+
+/*
+ * This task's entry, or NULL. Only the owner adds or removes it, or
+ * this: an entry left by a task that exited holding only the tokens of
+ * failed mnt_want_write*() calls is found by the next task at its
+ * address, by its start time, and freed.
+ */
 static struct vfsb_task *vfsb_task_find(void)
 {
 	struct vfsb_task_bucket *b;
-	struct vfsb_task *t;
+	struct vfsb_task *t, *stale = NULL;
 
 	if (!atomic_read(&vfsb_nr_tasks))
 		return NULL;
@@ -188,7 +208,17 @@ static struct vfsb_task *vfsb_task_find(void)
 	hlist_for_each_entry(t, &b->head, node)
 		if (t->task == current)
 			break;
+	if (t && t->start_time != current->start_time &&
+	    !WARN_ON_ONCE(!vfsb_task_tokens_only(t))) {
+		hlist_del(&t->node);
+		stale = t;
+		t = NULL;
+	}
 	spin_unlock(&b->lock);
+	if (stale) {
+		atomic_dec(&vfsb_nr_tasks);
+		vfsb_task_free(stale);
+	}
 	return t;
 }
 
@@ -206,6 +236,7 @@ static struct vfsb_task *vfsb_task_get_or_add(void)
 	if (!t)
 		return NULL;
 	t->task = current;
+	t->start_time = current->start_time;
 	t->nr = 0;
 	t->work_queued = false;
 	t->work_puts_module = false;
@@ -266,26 +297,6 @@ static void vfsb_task_drop(struct vfsb_task *t, unsigned int i)
 	for (; i + 1 < t->nr; i++)
 		t->held[i] = t->held[i + 1];
 	t->nr--;
-}
-
-/* Takes the innermost section of that kind this task holds on sb. */
-bool vfsb_task_release(struct super_block *sb, enum vfsb_hold kind,
-		       struct vfsb_section *s)
-{
-	struct vfsb_task *t = vfsb_task_find();
-	int i;
-
-	if (!t)
-		return false;
-	for (i = t->nr - 1; i >= 0; i--) {
-		if (t->held[i].kind != kind || t->held[i].s.vsb->sb != sb)
-			continue;
-		*s = t->held[i].s;
-		vfsb_task_drop(t, i);
-		vfsb_task_put(t);
-		return true;
-	}
-	return false;
 }
 
 /* Drops the innermost entry that matches; by pointers only (see below). */
@@ -351,7 +362,8 @@ bool vfsb_task_submitting(const void *key)
 
 /*
  * Return to user space (or task exit; io-wq workers before their next
- * item): the sections of the syscall end. A submission still marked here
+ * item): the sections of the syscall end, and the tokens of write
+ * access that a failed mnt_want_write*() left. A submission still marked here
  * had no return probe instance: whether its write was queued is not
  * known, so its section ends now and its filesystem gets a RESCAN record.
  */
@@ -365,6 +377,8 @@ static void vfsb_task_end_held(struct vfsb_task *t)
 
 		if (h->kind == VFSB_HOLD_SYSCALL) {
 			vfsb_section_end(&h->s);
+		} else if (h->kind == VFSB_HOLD_WANT) {
+			/* a failed mnt_want_write*(): nothing to end */
 		} else if (h->kind == VFSB_HOLD_SUBMIT) {
 			if (vfsb_async_untrack(h->key, &s, NULL)) {
 				vfsb_section_missed(s.vsb, VFSB_RESCAN_NO_RETURN);
@@ -460,13 +474,111 @@ static int vfsb_task_push_armed(const struct vfsb_section *s,
 	return ret;
 }
 
+/* ---- write access: mnt_want_write*() to mnt_drop_write*() ---- */
+
+/*
+ * Write access tokens a task may hold at once: nesting on one
+ * superblock is one or two deep. More are the leftovers of calls that
+ * failed (a remount read-only while they began): the oldest goes.
+ */
+#define VFSB_TASK_WANTS		(VFSB_TASK_HELD / 2)
+
+static void vfsb_task_trim_wants(struct vfsb_task *t)
+{
+	unsigned int i, n = 0, oldest = 0;
+
+	for (i = t->nr; i-- > 0;) {
+		if (t->held[i].kind == VFSB_HOLD_WANT) {
+			n++;
+			oldest = i;
+		}
+	}
+	if (n >= VFSB_TASK_WANTS)
+		vfsb_task_drop(t, oldest);
+}
+
+/*
+ * mnt_want_write*() on sb, which may be tracked and is not read-only: a
+ * token, no section (access may still wait for a frozen filesystem).
+ * The first announcement on sb under it opens the section
+ * (vfsb_task_take_want()), and mnt_drop_write*() ends it
+ * (vfsb_task_drop_access()). No task work is armed for it: queued, it
+ * would call into this module after an unload that nothing held off (a
+ * writer asleep on a frozen filesystem holds no section, so no module
+ * reference). A token that a call failed to use (a remount read-only
+ * while it began) holds nothing; it goes with the task's next task work
+ * of ours, the oldest when too many are left, the entry at the task's
+ * end (vfsb_task_find()) or at unload (vfsb_sections_exit()). When no
+ * token can be kept the announcement still finds a section: one until
+ * the system call returns, or, for a kernel thread, a RESCAN.
+ */
+void vfsb_task_want_access(struct super_block *sb)
+{
+	static const struct vfsb_section none;
+	struct vfsb_task *t = vfsb_task_find();
+
+	if (t)
+		vfsb_task_trim_wants(t);
+	vfsb_task_push(&none, VFSB_HOLD_WANT, sb);
+}
+
+/* An announcement on sb opens s: the innermost token of sb becomes it. */
+static bool vfsb_task_take_want(struct super_block *sb,
+				const struct vfsb_section *s)
+{
+	struct vfsb_task *t = vfsb_task_find();
+	int i;
+
+	if (!t)
+		return false;
+	for (i = t->nr - 1; i >= 0; i--) {
+		struct vfsb_held *h = &t->held[i];
+
+		if (h->kind == VFSB_HOLD_WANT && h->key == sb) {
+			h->kind = VFSB_HOLD_ACCESS;
+			h->s = *s;
+			h->key = NULL;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * mnt_drop_write*() on sb: the innermost write access of sb goes; true
+ * when it had opened a section, now in *s for the caller to end.
+ */
+bool vfsb_task_drop_access(struct super_block *sb, struct vfsb_section *s)
+{
+	struct vfsb_task *t = vfsb_task_find();
+	int i;
+
+	if (!t)
+		return false;
+	for (i = t->nr - 1; i >= 0; i--) {
+		struct vfsb_held *h = &t->held[i];
+		bool open = h->kind == VFSB_HOLD_ACCESS && h->s.vsb->sb == sb;
+
+		if (!open && !(h->kind == VFSB_HOLD_WANT && h->key == sb))
+			continue;
+		if (open)
+			*s = h->s;
+		vfsb_task_drop(t, i);
+		vfsb_task_put(t);
+		return open;
+	}
+	return false;
+}
+
 /*
  * A change is about to be announced on sb: make sure a section of sb
- * covers it. Write access, a wrapper or a submission usually opened one
- * already; if not (write(2) and the other syscall paths whose return
- * only a return probe would see; an operation that began before the
- * watch), one opens now and lasts until the syscall returns: at most a
- * few instructions after the change on a syscall path. A kernel thread
+ * covers it. A wrapper or a submission may have opened one already;
+ * under write access, one opens now and lasts until mnt_drop_write*()
+ * (the innermost token of sb becomes it); else (write(2) and the other
+ * syscall paths whose return only a return probe would see; an
+ * operation that began before the watch) one opens now and lasts until
+ * the syscall returns: at most a few instructions after the change on
+ * a syscall path. A kernel thread
  * never returns to user space: its change goes on unbracketed, and its
  * filesystem gets a RESCAN record. Returns whether a section of sb's
  * tracking covers the task now (false: untracked, or not bracketed).
@@ -487,6 +599,8 @@ bool vfsb_task_ensure_cover(struct super_block *sb)
 	rcu_read_unlock();
 	if (covered || !s.vsb)
 		return covered;
+	if (vfsb_task_take_want(sb, &s))
+		return true;
 	ret = vfsb_task_push_armed(&s, VFSB_HOLD_SYSCALL, NULL);
 	if (ret) {
 		vfsb_section_missed(s.vsb, vfsb_hold_why(ret));
@@ -664,11 +778,27 @@ int vfsb_sections_init(void)
 	return 0;
 }
 
-/* Module exit: no section is left, so neither is any entry. */
+/* Module exit: no section is left, so no entry either but tokens. */
 void vfsb_sections_exit(void)
 {
-	int cpu;
+	struct hlist_node *tmp;
+	struct vfsb_task *t;
+	int cpu, i;
 
+	/*
+	 * Leftover tokens (vfsb_task_want_access()): the hooks are out, so
+	 * no task touches its entry any more.
+	 */
+	for (i = 0; i < ARRAY_SIZE(vfsb_task_hash); i++) {
+		hlist_for_each_entry_safe(t, tmp, &vfsb_task_hash[i].head,
+					  node) {
+			if (!vfsb_task_tokens_only(t))
+				continue;
+			hlist_del(&t->node);
+			atomic_dec(&vfsb_nr_tasks);
+			kmem_cache_free(vfsb_task_cache, t);
+		}
+	}
 	WARN_ON(atomic_read(&vfsb_nr_tasks) || atomic_read(&vfsb_nr_async));
 	for_each_possible_cpu(cpu) {
 		struct vfsb_task **spare = per_cpu_ptr(&vfsb_task_spare, cpu);

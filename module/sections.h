@@ -25,6 +25,7 @@ struct vfsb_section {
 /* What a section a task holds is, and who ends it. */
 enum vfsb_hold {
 	VFSB_HOLD_ACCESS,	/* write access: mnt_drop_write*() ends it */
+	VFSB_HOLD_WANT,		/* write access asked: a token, no section */
 	VFSB_HOLD_SYSCALL,	/* the task's return to user space ends it */
 	VFSB_HOLD_MARK,		/* a wrapper's call: the wrapper owns it */
 	VFSB_HOLD_SUBMIT,	/* an async submission: the request owns it */
@@ -37,6 +38,8 @@ void vfsb_section_end(const struct vfsb_section *s);
 int vfsb_task_hold(const struct vfsb_section *s, enum vfsb_hold kind);
 bool vfsb_task_release(struct super_block *sb, enum vfsb_hold kind,
 		       struct vfsb_section *s);
+void vfsb_task_want_access(struct super_block *sb);
+bool vfsb_task_drop_access(struct super_block *sb, struct vfsb_section *s);
 void vfsb_task_unmark(const struct vfsb_sb *vsb);
 bool vfsb_task_end_syscall(void);
 bool vfsb_task_covers(const struct vfsb_sb *vsb);

@@ -232,6 +232,77 @@ TEST(post_handler_kprobe_on_a_namespace_helper_loads_while_watched)
 }
 
 /*
+ * No change of a watched filesystem went unbracketed, and the last
+ * record of want_reasons was announced inside its section.
+ */
+static void expect_fenced(struct __test_metadata *_metadata, int dev,
+			  __u32 want_reasons)
+{
+	struct vfsb_sb_stats st;
+	union rec u;
+
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, 0, &u));
+	while (!(u.r.reasons & want_reasons))
+		ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, 0, &u));
+	EXPECT_FALSE(u.r.flags & VFSB_RECF_UNFENCED);
+	ASSERT_EQ(0, vfsb_stats_path(dev, DIR_T, &st));
+	EXPECT_EQ(0, st.missed);
+	EXPECT_EQ(0, st.in_flight);
+}
+
+/*
+ * Write access and the kernel threads' data helpers are bracketed on
+ * every watched filesystem, not only for an intent subscriber: a
+ * post_handler kprobe (or a livepatch) on mnt_want_write() loads while
+ * a filesystem is watched, fires, and the watched changes are still
+ * announced inside their sections, none missed.
+ */
+TEST(post_handler_kprobe_on_write_access_loads_while_watched)
+{
+	int dev;
+
+	testko_unload();
+	ASSERT_EQ(0, setup_fs());
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_subscribe(dev, 0, 0, 0, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_T));
+	ASSERT_EQ(0, testko_load("kprobe=mnt_want_write post=1"));
+	EXPECT_EQ(0, mkdir(DIR_T "/d/x", 0755));
+	EXPECT_LT(0, testko_hits());
+	expect_fenced(_metadata, dev, VFSB_R_CREATE);
+	EXPECT_EQ(0, testko_unload());
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * A livepatch-like user of mnt_want_write()'s IPMODIFY first, then the
+ * watch: it begins (the hooks go in beside it), and the watched changes
+ * are bracketed and recorded.
+ */
+TEST(watch_begins_while_a_post_handler_kprobe_holds_write_access)
+{
+	int dev;
+
+	testko_unload();
+	ASSERT_EQ(0, setup_fs());
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, wait_hooks_off(dev));
+	ASSERT_EQ(0, testko_load("kprobe=mnt_want_write post=1"));
+	ASSERT_EQ(0, vfsb_subscribe(dev, 0, 0, 0, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_T));
+	EXPECT_EQ(0, mkdir(DIR_T "/d/x", 0755));
+	EXPECT_LT(0, testko_hits());
+	expect_fenced(_metadata, dev, VFSB_R_CREATE);
+	close(dev);
+	EXPECT_EQ(0, testko_unload());
+	param_set("hooks_linger_ms", "10000");
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
  * The other way round: with the kprobe held, the hooks go in and the
  * watch works (a write of the watched filesystem is recorded).
  */
