@@ -24,6 +24,7 @@ module:
 
 lib:
 	$(MAKE) -C lib BUILD=$(BUILD)
+	$(MAKE) -C lib/vbjournal BUILD=$(BUILD)
 
 # Both link libvfsb (and would build it themselves): built first, once,
 # so that make -j does not build it twice at the same time.
