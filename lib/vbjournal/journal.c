@@ -32,6 +32,7 @@ VBJ_EXPORT const char *vbjournal_version(void)
 void vbj_reset(struct vbjournal *j)
 {
 	j->s.err = VBJ_OK;
+	j->s.full = false;
 	j->s.why[0] = 0;
 }
 
@@ -184,6 +185,8 @@ VBJ_EXPORT int vbjournal_checkpoint(struct vbjournal *j, int timeout_ms,
 	int i, ret;
 
 	vbj_reset(j);
+	if (timeout_ms < 0)
+		return vbj_error(j, EINVAL, "a negative timeout");
 	if (size < VBJOURNAL_CURSOR_MAX)
 		return vbj_format_cursor(j, 0, buf, size);
 	before = vbj_last_closed(&j->s);

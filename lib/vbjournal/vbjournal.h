@@ -70,7 +70,7 @@ int vbjournal_cursor(struct vbjournal *j, char *buf, size_t size);
  * Asks the daemon (the process holding the journal's lock) to close the
  * epoch, waits up to timeout_ms for it, and gives the new cursor. 0,
  * -ESRCH the daemon is not running, -EXDEV it runs in another pid
- * namespace, -ETIMEDOUT, -EPERM, -errno.
+ * namespace, -ETIMEDOUT, -EPERM, -EINVAL timeout_ms < 0, -errno.
  */
 int vbjournal_checkpoint(struct vbjournal *j, int timeout_ms, char *buf,
 			 size_t size);
