@@ -708,6 +708,24 @@ int main(int argc, char **argv)
 		vbjournal_close(j);
 		return ret;
 	}
+	/*
+	 * --under is refused before the consumer is looked up: asked from
+	 * the current cursor, the answer is made (and dropped) only once
+	 * the path has been checked
+	 */
+	if (a.consumer && a.under) {
+		struct vbjournal_changes *it;
+
+		ret = vbjournal_cursor(j, since_buf, sizeof(since_buf));
+		if (!ret)
+			ret = vbjournal_changes(j, since_buf, a.under, 0, &it);
+		if (ret) {
+			ret = changes_refused(j, ret, a.under, a.json);
+			vbjournal_close(j);
+			return ret;
+		}
+		vbjournal_changes_free(it);
+	}
 	if (a.consumer) {
 		ret = vbjournal_consumer_cursor(j, a.consumer, since_buf,
 						sizeof(since_buf));
