@@ -24,6 +24,7 @@ module:
 
 lib:
 	$(MAKE) -C lib BUILD=$(BUILD)
+	$(MAKE) -C lib/vbjournal BUILD=$(BUILD)
 
 # Both link libvfsb (and would build it themselves): built first, once,
 # so that make -j does not build it twice at the same time.
@@ -90,12 +91,19 @@ clean:
 		-o -name Module.symvers -o -name modules.order \
 		-o -name '*.dwo' -o -name '.tmp_versions' \) -exec rm -rf {} +
 
-# The tools, the UAPI header, man pages, bash completion and the journal's
-# systemd unit, for those who do not use the packages (the module: DKMS,
-# below). DESTDIR stages, PREFIX places; STATIC= links the tools
+# The tools, the UAPI header, man pages, bash completion, the journal's
+# systemd unit and libvbjournal (library, header, pkg-config file,
+# Python module), for those who do not use the packages (the module:
+# DKMS, below). DESTDIR stages, PREFIX places; STATIC= links the tools
 # dynamically (the packages do).
 PREFIX ?= /usr/local
 UNITDIR ?= $(PREFIX)/lib/systemd/system
+# libvbjournal's shared object and pkg-config file (the packages: the
+# multiarch directory), and its Python module
+LIBDIR ?= $(PREFIX)/lib
+PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
+VBJ_OUT = $(BUILD)/lib/vbjournal
+VBJ_SO = libvbjournal.so.1.0.0
 INSTALL_FILES = \
 	$(BUILD)/tools/vbctl:0755:sbin/vbctl \
 	$(BUILD)/tools/vbjournald:0755:sbin/vbjournald \
@@ -110,6 +118,8 @@ INSTALL_FILES = \
 	tools/journal/vbjournald.bash-completion:0644:share/bash-completion/completions/vbjournald \
 	tools/journal/vbjournald.conf.example:0644:share/doc/vfsbarrier/vbjournald.conf.example \
 	docs/JOURNAL-SCHEMA.md:0644:share/doc/vfsbarrier/JOURNAL-SCHEMA.md \
+	lib/vbjournal/vbjournal.h:0644:include/vbjournal.h \
+	man/libvbjournal.3:0644:share/man/man3/libvbjournal.3 \
 	$(PUBLISH_FILES)
 # vbjournal-publish, built where hiredis is (tools/Makefile)
 PUBLISH_FILES = $(if $(wildcard /usr/include/hiredis/hiredis.h), \
@@ -119,6 +129,7 @@ PUBLISH_FILES = $(if $(wildcard /usr/include/hiredis/hiredis.h), \
 
 install:
 	$(MAKE) -C lib BUILD=$(BUILD)
+	$(MAKE) -C lib/vbjournal BUILD=$(BUILD) PREFIX=$(PREFIX) LIBDIR=$(LIBDIR)
 	$(MAKE) -C tools BUILD=$(BUILD) programs
 	@set -e; for f in $(INSTALL_FILES); do \
 		src=$${f%%:*}; rest=$${f#*:}; mode=$${rest%%:*}; dst=$${rest#*:}; \
@@ -129,12 +140,23 @@ install:
 		tools/journal/vbjournald.service > $(BUILD)/vbjournald.service
 	install -D -m 0644 $(BUILD)/vbjournald.service \
 		$(DESTDIR)$(UNITDIR)/vbjournald.service
+	install -D -m 0644 $(VBJ_OUT)/$(VBJ_SO) $(DESTDIR)$(LIBDIR)/$(VBJ_SO)
+	ln -sf $(VBJ_SO) $(DESTDIR)$(LIBDIR)/libvbjournal.so.1
+	ln -sf libvbjournal.so.1 $(DESTDIR)$(LIBDIR)/libvbjournal.so
+	install -D -m 0644 $(VBJ_OUT)/vbjournal.pc \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/vbjournal.pc
+	install -D -m 0644 lib/vbjournal/vbjournal.py \
+		$(DESTDIR)$(PYTHONDIR)/vbjournal.py
 
 uninstall:
 	@for f in $(INSTALL_FILES); do \
 		rm -fv "$(DESTDIR)$(PREFIX)/$${f##*:}"; \
 	done
 	rm -fv $(DESTDIR)$(UNITDIR)/vbjournald.service
+	rm -fv $(DESTDIR)$(LIBDIR)/$(VBJ_SO) $(DESTDIR)$(LIBDIR)/libvbjournal.so.1 \
+		$(DESTDIR)$(LIBDIR)/libvbjournal.so \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/vbjournal.pc \
+		$(DESTDIR)$(PYTHONDIR)/vbjournal.py
 
 # vfsbarrier-dkms and vfsbarrier-tools, with the Debian archive's
 # debhelper and dh-dkms, into $(BUILD)/deb (scripts/deb.sh).

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Debian packages (make deb).
-#   deb.sh build     vfsbarrier-dkms and vfsbarrier-tools, built with the
+#   deb.sh build     vfsbarrier-dkms, vfsbarrier-tools, libvbjournal1,
+#                    libvbjournal-dev and python3-vbjournal, built with the
 #                    archive's debhelper and dh-dkms (debian/) from a copy
 #                    of the tree, into $VFSB_BUILD/deb; then lintian, which
 #                    must report no error. Installs its build dependencies
@@ -10,12 +11,16 @@
 #                    6.1 6.12 by default): build the packages;
 #                    in a Debian 12 chroot (debootstrap minbase, cached
 #                    next to the kernel cache) that has the kernels'
-#                    linux-headers, apt install both .debs; dkms status
+#                    linux-headers, apt install the .debs; dkms status
 #                    must say the module is installed for each kernel;
+#                    a program builds against the installed libvbjournal
+#                    with pkg-config and reads a fixture journal, and
+#                    the installed Python module passes its test;
 #                    boot each kernel in the guest with the module DKMS
 #                    built there and run the selftest suite; apt purge
-#                    both, after which DKMS, /lib/modules, /usr/src and
-#                    the tools must hold nothing of vfsbarrier. Prints
+#                    them all, after which DKMS, /lib/modules, /usr/src,
+#                    the tools and the library must hold nothing of
+#                    vfsbarrier. Prints
 #                    each step's result and the closing line summed over
 #                    the steps and the suites.
 #   deb.sh chroot [KIND...]
@@ -200,7 +205,10 @@ install_uninstall() {
 	for f in sbin/vbctl sbin/vbjournald bin/vbjournal include/linux/vfsbarrier.h \
 		share/man/man4/vfsbarrier.4 share/man/man8/vbctl.8 \
 		share/man/man8/vbjournald.8 share/man/man1/vbjournal.1 \
-		share/bash-completion/completions/vbctl lib/systemd/system/vbjournald.service; do
+		share/bash-completion/completions/vbctl lib/systemd/system/vbjournald.service \
+		include/vbjournal.h lib/libvbjournal.so.1 lib/libvbjournal.so \
+		lib/pkgconfig/vbjournal.pc share/man/man3/libvbjournal.3 \
+		lib/python3/dist-packages/vbjournal.py; do
 		[ -e "$stage/usr/local/$f" ] || { echo "make install: no /usr/local/$f" >&2; rc=1; }
 	done
 	grep -q '^ExecStart=/usr/local/sbin/vbjournald ' \
@@ -212,13 +220,47 @@ install_uninstall() {
 	step $rc "make install (DESTDIR, PREFIX) puts every file in place; make uninstall removes them"
 }
 
+# What a vendor does with the packages, in the chroot: builds the test
+# program of the host tests (tools/tests/libtest.c) against the
+# installed libvbjournal with pkg-config alone, runs it on the fixture
+# journal (tools/tests/lib-fixture.sql, made here by vbj-mkjournal: no
+# daemon) and requires the host test's expected output; then the
+# Python module's test, against the installed module and library.
+lib_test() {
+	d=$logs/lib
+	rm -rf "$d"
+	mkdir -p "$d"
+	rc=0
+	make -s -C "$top/tools" BUILD="$build" "$build/obj/tests/vbj-mkjournal" \
+		>"$d/make.log" 2>&1 || rc=1
+	"$build/obj/tests/vbj-mkjournal" "$d/j" <"$top/tools/tests/lib-fixture.sql" \
+		>>"$d/make.log" 2>&1 || rc=1
+	cp -r "$d/j" "$d/w"
+	cp -r "$d/j" "$d/c"
+	sed -e "s/@VERSION@/$ver/" -e "s/@FF@/$(printf '\377')/" \
+		"$top/tools/tests/lib-expected.txt" >"$d/expected"
+	cp "$top/tools/tests/libtest.c" "$top/tools/tests/test_vbjournal.py" "$d/"
+	[ $rc = 0 ] && in_chroot "$out" -- sh -c "set -ex; cd '$d'
+		pkg-config --cflags --libs vbjournal
+		cc -Wall -Werror -o libtest libtest.c \$(pkg-config --cflags --libs vbjournal)
+		ldd ./libtest
+		ldd ./libtest | grep -qE 'libvbjournal.so.1 => (/usr)?/lib/x86_64-linux-gnu/libvbjournal.so.1 '
+		./libtest c 00000000000000aa:1 >out
+		cmp out expected
+		python3 -c 'import vbjournal; print(vbjournal.__file__, vbjournal.version())'
+		python3 test_vbjournal.py j w" >"$d/test.log" 2>&1 || rc=1
+	grep -E '^(ok|not ok) ' "$d/test.log" >&2 || true
+	[ $rc = 0 ] || tail -n 20 "$d/test.log" >&2
+	step $rc "libvbjournal: a program builds with pkg-config against the installed library and reads a journal; the installed Python module passes its test"
+}
+
 check_debs() {
 	kinds=${*:-6.1 6.12}
 	rc=0
 	# always from the tree as it is: never an older build's packages
 	build_debs >"$build/deb-build.log" 2>&1 || rc=1
 	mkdir -p "$logs"
-	step $rc "make deb builds both packages, lintian reports no error"
+	step $rc "make deb builds the packages, lintian reports no error"
 	[ $rc = 0 ] || return 0
 	install_uninstall
 	make_chroot
@@ -227,17 +269,23 @@ check_debs() {
 		krels="$krels $(headers "$k")"
 	done
 	# nothing of an earlier, interrupted run
-	in_chroot -- dpkg --purge vfsbarrier-tools vfsbarrier-dkms >/dev/null 2>&1 || true
+	in_chroot -- dpkg --purge python3-vbjournal libvbjournal-dev vfsbarrier-tools \
+		libvbjournal1 vfsbarrier-dkms >/dev/null 2>&1 || true
 	say "apt install the packages in the chroot (log: $logs/install.log)"
 	rc=0
+	# (pkg-config and libc6-dev from the archive: to build against
+	# libvbjournal-dev, as build-essential would)
 	in_chroot "$out" -- sh -c "apt-get -qy install $out/vfsbarrier-dkms_${ver}_all.deb \
-		$out/vfsbarrier-tools_${ver}_amd64.deb && dkms status && vbctl --help >/dev/null" \
+		$out/vfsbarrier-tools_${ver}_amd64.deb $out/libvbjournal1_${ver}_amd64.deb \
+		$out/libvbjournal-dev_${ver}_amd64.deb $out/python3-vbjournal_${ver}_all.deb \
+		pkg-config libc6-dev && dkms status && vbctl --help >/dev/null" \
 		>"$logs/install.log" 2>&1 || rc=1
 	for krel in $krels; do
 		grep -q "^vfsbarrier/$ver, $krel, x86_64: installed" "$logs/install.log" || rc=1
 	done
 	grep -A20 '^vfsbarrier/' "$logs/install.log" | head -n 5 >&2 || true
 	step $rc "apt install: dkms status says installed for$krels; vbctl runs"
+	lib_test
 	guest_vbctl
 	tests=
 	for t in "$top"/selftests/test_*.c; do
@@ -271,22 +319,23 @@ check_debs() {
 	done
 	say "apt purge (log: $logs/remove.log)"
 	rc=0
-	in_chroot -- apt-get -qy purge vfsbarrier-dkms vfsbarrier-tools \
-		>"$logs/remove.log" 2>&1 || rc=1
+	in_chroot -- apt-get -qy purge vfsbarrier-dkms vfsbarrier-tools libvbjournal1 \
+		libvbjournal-dev python3-vbjournal >"$logs/remove.log" 2>&1 || rc=1
 	in_chroot -- dkms status >"$logs/dkms-after.log" 2>&1 || rc=1
 	if grep -q vfsbarrier "$logs/dkms-after.log"; then
 		cat "$logs/dkms-after.log" >&2
 		rc=1
 	fi
 	left=$(find "$ch/lib/modules" "$ch/usr/src" "$ch/var/lib/dkms" "$ch/usr/sbin" \
-		"$ch/usr/bin" "$ch/usr/include/linux" "$ch/lib/systemd/system" \
-		\( -name '*vfsbarrier*' -o -name vbctl -o -name 'vbjournal*' \) \
-		-print 2>/dev/null || true)
+		"$ch/usr/bin" "$ch/usr/include" "$ch/lib/systemd/system" \
+		"$ch/usr/lib/x86_64-linux-gnu" "$ch/usr/lib/python3/dist-packages" \
+		\( -name '*vfsbarrier*' -o -name vbctl -o -name 'vbjournal*' \
+		-o -name 'libvbjournal*' \) -print 2>/dev/null || true)
 	if [ -n "$left" ]; then
 		echo "left behind: $left" >&2
 		rc=1
 	fi
-	step $rc "apt purge leaves nothing (dkms status, /lib/modules, /usr/src, tools)"
+	step $rc "apt purge leaves nothing (dkms status, /lib/modules, /usr/src, tools, library)"
 	echo "$np passed, $nf failed, 0 skipped" >"$logs/steps.log"
 	"$top/scripts/ktap-sum.sh" "deb: packages" "$([ $nf = 0 ] && echo 0 || echo 1)" \
 		"$logs/steps.log" "$@"

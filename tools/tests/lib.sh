@@ -11,6 +11,9 @@ set -u
 # absolute: tests change directories
 VBJ_BIN=$(cd "$VBJ_BIN" && pwd) || exit 1
 VBJ_HELPERS=$(cd "$VBJ_HELPERS" && pwd) || exit 1
+# libvbjournal's build (its .so, .a and vbjournal.pc): beside the tools'
+VBJ_LIB=${VBJ_LIB:-$VBJ_BIN/../lib/vbjournal}
+VBJ_LIB=$(cd "$VBJ_LIB" 2>/dev/null && pwd) || VBJ_LIB=$VBJ_BIN/../lib/vbjournal
 T=$(mktemp -d "${TMPDIR:-/tmp}/vbj-test.XXXXXX") || exit 1
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T"' EXIT
 t_name="" t_bad=""

@@ -61,3 +61,10 @@ expect_rc 2
 expect_err "not inside a journaled filesystem"
 expect_no_out "cursor"
 t_end
+
+# (checked before the consumer is looked up: the usage error first)
+t_begin "outside every journaled filesystem, with a consumer not registered"
+run vbjournal --journal "$T/j" changes --consumer nobody --under /proc/self
+expect_rc 2
+expect_err "not inside a journaled filesystem"
+t_end

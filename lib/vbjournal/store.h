@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The change journal on disk (store.c): an SQLite database in WAL mode
  * with synchronous=FULL, so a COMMIT that returned is on stable storage.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* Handles to what they name now; see resolve.h. */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* The change journal's database; see store.h. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the journal's handles lead to now (resolve.c): the answer of
  * vbjournal changes names directories and files as the tree is when it

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* The daemon's lock on its journal; see lock.h. */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * One vbjournald per journal (lock.c): a POSIX record lock (fcntl
  * F_SETLK, write, whole file) on DIR/vbjournald.lock, taken before the

@@ -1,0 +1,74 @@
+#!/bin/sh
+# libvbjournal as a vendor links it: a program built from the public
+# header alone against the shared library (vbj-libtest, libtest.c)
+# reads the fixture journal (lib-fixture.sql) and gives the expected
+# answer, registers, acks and unregisters, and is refused another
+# journal's cursor; the library exports the API and nothing else, under
+# its soname and symbol version; the header stands alone; vbjournal.pc
+# gives the flags to build with.
+# shellcheck source=tools/tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+so=$VBJ_LIB/libvbjournal.so.1
+map=$here/../../lib/vbjournal/libvbjournal.map
+ver=$(sed -n 's/^PACKAGE_VERSION="*\([^"]*\)"*/\1/p' "$here/../../dkms.conf")
+
+mkjournal "$T/j" <"$here/lib-fixture.sql"
+sed -e "s/@VERSION@/$ver/" -e "s/@FF@/$(printf '\377')/" \
+	"$here/lib-expected.txt" >"$T/expected"
+
+t_begin "a program linked with libvbjournal.so.1 reads the fixture"
+run "$VBJ_HELPERS/vbj-libtest" "$T/j" 00000000000000aa:1
+expect_rc 0 && expect_out_exactly "$T/expected"
+t_end
+
+t_begin "it runs with the library it was linked with (soname)"
+run ldd "$VBJ_HELPERS/vbj-libtest"
+expect_rc 0 && expect_out "libvbjournal.so.1 => $VBJ_LIB/libvbjournal.so.1"
+t_end
+
+t_begin "soname libvbjournal.so.1"
+run readelf -d "$so"
+expect_rc 0 && expect_out "Library soname: [libvbjournal.so.1]"
+t_end
+
+t_begin "it exports the API of its version script, all VBJOURNAL_1.0, and nothing else"
+# what the map lists, and what the object exports (the version node
+# itself is an absolute symbol)
+sed -n 's/^[[:space:]]*\(vbjournal_[a-z_]*\);$/\1@@VBJOURNAL_1.0/p' "$map" |
+	sort >"$T/want"
+nm -D --defined-only "$so" | awk '$2 != "A" { print $3 }' | sort >"$T/have"
+if [ ! -s "$T/want" ] || ! cmp -s "$T/want" "$T/have"; then
+	t_fail "exported symbols differ from the map's"
+	diff "$T/want" "$T/have" | sed 's/^/#   /'
+fi
+t_end
+
+t_begin "every function the header declares is exported"
+sed -n 's/^[a-z].*[ *]\(vbjournal_[a-z_]*\)(.*/\1@@VBJOURNAL_1.0/p' \
+	"$here/../../lib/vbjournal/vbjournal.h" | sort >"$T/decl"
+if [ ! -s "$T/decl" ] || ! cmp -s "$T/decl" "$T/have"; then
+	t_fail "declared and exported functions differ"
+	diff "$T/decl" "$T/have" | sed 's/^/#   /'
+fi
+t_end
+
+t_begin "the public header stands alone (C99, pedantic) and includes only the C library's"
+printf '#include <vbjournal.h>\nint main(void)\n{\n\tstruct vbjournal *j;\n\n\treturn vbjournal_open(&j, "x", 0);\n}\n' >"$T/h.c"
+run cc -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only \
+	-I"$here/../../lib/vbjournal" "$T/h.c"
+expect_rc 0
+run grep '^#include' "$here/../../lib/vbjournal/vbjournal.h"
+expect_rc 0
+if grep -v -e '<stddef.h>' -e '<stdint.h>' "$T/out" | grep -q .; then
+	t_fail "the header includes more than stddef.h and stdint.h"
+	t_show
+fi
+t_end
+
+t_begin "vbjournal.pc: cflags and libs for the installed copy"
+run env PKG_CONFIG_PATH="$VBJ_LIB" pkg-config --cflags --libs vbjournal
+expect_rc 0 && expect_out "-lvbjournal"
+run env PKG_CONFIG_PATH="$VBJ_LIB" pkg-config --modversion vbjournal
+expect_rc 0 && expect_line "$ver"
+t_end
