@@ -88,6 +88,7 @@ struct mirror {
 	struct strv rec;	/* subtrees, whole */
 	size_t ndirs, nfiles;
 	const char *full_why;
+	bool partial;		/* the last rsync failed with a partial transfer */
 };
 
 enum { SKIP_DIR = 1, SKIP_MOVED = 2, SKIP_FILE = 4, SKIP_NEW = 8,
@@ -552,6 +553,7 @@ static int rsync_run(struct mirror *m, bool full, bool recursive)
 		fprintf(stderr, "vbjournal mirror: rsync: partial transfer "
 			"(exit %d)%s\n", rc, tries ? "" : ", trying again");
 	}
+	m->partial = rc == RSYNC_PARTIAL;
 	fprintf(stderr, "vbjournal mirror: rsync failed (exit %d): the cursor "
 		"stays at %s\n", rc, m->have_state ? m->cursor : "none");
 	return EXIT_RSYNC;
@@ -862,6 +864,22 @@ static int full_run(struct mirror *m, const char *why)
 	return finish(m, cursor, true);
 }
 
+/*
+ * An incremental rsync that could not read a path the answer named
+ * (exit 23 twice; --ignore-missing-args covers a path gone, not one
+ * whose directory became a file, "link_stat ... Not a directory"): a
+ * full run instead, which reads the tree as it is; the cursor moves
+ * only when that succeeds. Another failure stays one.
+ */
+static int partial_then_full(struct mirror *m, int ret)
+{
+	if (ret != EXIT_RSYNC || !m->partial)
+		return ret;
+	m->partial = false;
+	return full_run(m, "rsync could not read a path the answer named: "
+			"a full run instead");
+}
+
 static int incremental(struct mirror *m)
 {
 	const char *args[] = { "changes", "--since", m->cursor, "--under",
@@ -946,7 +964,7 @@ static int incremental(struct mirror *m)
 		}
 		ret = rsync_run(m, false, false);
 		if (ret)
-			return ret;
+			return partial_then_full(m, ret);
 	}
 	if (m->rec.n) {
 		ret = write_list(m, "list", &m->rec);
@@ -957,7 +975,7 @@ static int incremental(struct mirror *m)
 		}
 		ret = rsync_run(m, false, true);
 		if (ret)
-			return ret;
+			return partial_then_full(m, ret);
 	}
 	return finish(m, cursor, false);
 }

@@ -200,3 +200,27 @@ run vbjournal --journal "$J" mirror "$R/other" "$D"
 expect_rc 2
 expect_err "mirrors $S, not $R/other"
 t_end
+
+t_begin "mirror: a named path rsync cannot read: a full run, not a failure"
+# An answer's path can stop being a directory before rsync reads it
+# (seen in make check's mirror crash: "link_stat .../d failed: Not a
+# directory", exit 23 twice); --ignore-missing-args covers ENOENT only.
+cat >"$T/rsync23" <<'EOS'
+#!/bin/sh
+for a; do case $a in --files-from=*) exit 23 ;; esac; done
+exec rsync "$@"
+EOS
+chmod +x "$T/rsync23"
+echo after >"$S/keep/k3"
+HK=$(handle "$S/keep")
+mkjournal "$J" <<EOT
+INSERT INTO epochs(epoch, state) VALUES(7, 0);
+UPDATE epochs SET state = 1 WHERE epoch = 6;
+INSERT INTO changes(epoch, fs, handle, path) VALUES (6, 1, x'$HK', '$S/keep');
+EOT
+VBJOURNAL_RSYNC=$T/rsync23 run vbjournal --journal "$J" mirror "$S" "$D"
+expect_rc 0
+expect_err "a full run instead"
+expect_out "$C:6"
+expect_same "$S" "$D"
+t_end
