@@ -8,6 +8,7 @@
  * in the middle of an epoch loses nothing and leaves a gap.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -955,6 +956,59 @@ TEST(reload_reads_the_config_again)
 	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
 	unlink(LOG);
 	unlink(CONF);
+	teardown();
+}
+
+/*
+ * The daemon's signals (SIGHUP reload, SIGUSR1 checkpoint, SIGTERM and
+ * SIGINT stop) go to its main thread only: the kernel may deliver a
+ * process signal to any thread that does not block it, and one taken
+ * by another thread (the namer's) would set its flag without waking
+ * the main loop's poll(), which then sleeps up to the interval. Each
+ * other thread's SigBlk (/proc/PID/task/TID/status) must hold them.
+ */
+TEST(only_the_main_thread_takes_signals)
+{
+	static const int sigs[] = { SIGHUP, SIGINT, SIGUSR1, SIGTERM };
+	char path[PATH_MAX], line[256];
+	struct daemon d;
+	struct dirent *e;
+	int others = 0, unblocked = 0;
+	DIR *dir;
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)d.pid);
+	dir = opendir(path);
+	ASSERT_NE(NULL, dir);
+	while ((e = readdir(dir))) {
+		unsigned long long blk = 0;
+		FILE *f;
+		size_t i;
+
+		if (e->d_name[0] == '.' || atoi(e->d_name) == d.pid)
+			continue;
+		others++;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/status",
+			 (int)d.pid, e->d_name);
+		f = fopen(path, "re");
+		ASSERT_NE(NULL, f);
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "SigBlk: %llx", &blk) == 1)
+				break;
+		fclose(f);
+		for (i = 0; i < sizeof(sigs) / sizeof(*sigs); i++) {
+			if (blk & (1ULL << (sigs[i] - 1)))
+				continue;
+			TH_LOG("thread %s does not block signal %d",
+			       e->d_name, sigs[i]);
+			unblocked++;
+		}
+	}
+	closedir(dir);
+	EXPECT_LT(0, others);
+	EXPECT_EQ(0, unblocked);
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
 	teardown();
 }
 

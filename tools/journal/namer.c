@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -162,6 +163,7 @@ int vbj_namer_start(struct vbj_namer **np, const char *db_path,
 		    const int64_t *ids, const int *fds, int nfs)
 {
 	struct vbj_namer *n;
+	sigset_t all, old;
 	int i, ret;
 
 	if (nfs > NAMER_MAX_FS)
@@ -183,7 +185,16 @@ int vbj_namer_start(struct vbj_namer **np, const char *db_path,
 	sqlite3_busy_timeout(n->db, 10000);
 	pthread_mutex_init(&n->lock, NULL);
 	pthread_cond_init(&n->cond, NULL);
+	/*
+	 * The thread takes no signal: one delivered to it would set the
+	 * daemon's flag without waking the main loop's poll() (SIGHUP,
+	 * SIGUSR1 and SIGTERM would wait up to the interval). It inherits
+	 * the mask it is created with.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	ret = -pthread_create(&n->thread, NULL, namer_main, n);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret)
 		goto fail;
 	*np = n;
