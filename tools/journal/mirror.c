@@ -864,6 +864,34 @@ static int full_run(struct mirror *m, const char *why)
 	return finish(m, cursor, true);
 }
 
+/* write_list(), saying on stderr why it failed: 0, or 1 */
+static int save_list(struct mirror *m, const char *name,
+		     const struct strv *sv)
+{
+	int ret = write_list(m, name, sv);
+
+	if (ret)
+		fprintf(stderr, "vbjournal mirror: %s: %s\n", m->state,
+			strerror(-ret));
+	return ret ? 1 : 0;
+}
+
+static int partial_then_full(struct mirror *m, int ret);
+
+/* One incremental rsync over sv's paths (none: nothing to do). */
+static int sync_list(struct mirror *m, const struct strv *sv,
+		     bool recursive)
+{
+	int ret;
+
+	if (!sv->n)
+		return 0;
+	if (save_list(m, "list", sv))
+		return 1;
+	ret = rsync_run(m, false, recursive);
+	return ret ? partial_then_full(m, ret) : 0;
+}
+
 /*
  * An incremental rsync that could not read a path the answer named
  * (exit 23 twice; --ignore-missing-args covers a path gone, not one
@@ -947,36 +975,13 @@ static int incremental(struct mirror *m)
 			"%zu subtrees, %zu files\n", m->cursor, cursor, m->ndirs,
 			m->rec.n, m->nfiles);
 	/* the subtrees to copy whole, kept until the cursor moves */
-	if (m->rec.n) {
-		ret = write_list(m, "plan", &m->rec);
-		if (ret) {
-			fprintf(stderr, "vbjournal mirror: %s: %s\n", m->state,
-				strerror(-ret));
-			return 1;
-		}
-	}
-	if (m->list.n) {
-		ret = write_list(m, "list", &m->list);
-		if (ret) {
-			fprintf(stderr, "vbjournal mirror: %s: %s\n", m->state,
-				strerror(-ret));
-			return 1;
-		}
-		ret = rsync_run(m, false, false);
-		if (ret)
-			return partial_then_full(m, ret);
-	}
-	if (m->rec.n) {
-		ret = write_list(m, "list", &m->rec);
-		if (ret) {
-			fprintf(stderr, "vbjournal mirror: %s: %s\n", m->state,
-				strerror(-ret));
-			return 1;
-		}
-		ret = rsync_run(m, false, true);
-		if (ret)
-			return partial_then_full(m, ret);
-	}
+	if (m->rec.n && save_list(m, "plan", &m->rec))
+		return 1;
+	ret = sync_list(m, &m->list, false);
+	if (!ret)
+		ret = sync_list(m, &m->rec, true);
+	if (ret)
+		return ret;
 	return finish(m, cursor, false);
 }
 
