@@ -234,16 +234,32 @@ static void vfsb_breq_run(struct vfsb_breq *req, u32 flags)
 	vfsb_breq_pending_dec(req);
 }
 
-int vfsb_barrier_wait(struct vfsb_client *c, struct vfsb_sb **vsbs,
-		      unsigned int n, u32 flags, u32 timeout_ms)
+struct vfsb_breq *vfsb_barrier_begin(struct vfsb_client *c,
+				     struct vfsb_sb **vsbs, unsigned int n,
+				     u32 flags)
 {
 	struct vfsb_breq *req = vfsb_breq_alloc(c, vsbs, n);
+
+	if (!IS_ERR(req))
+		vfsb_breq_run(req, flags);
+	return req;
+}
+
+void vfsb_barrier_get(struct vfsb_breq *req)
+{
+	refcount_inc(&req->ref);
+}
+
+void vfsb_barrier_put(struct vfsb_breq *req)
+{
+	vfsb_breq_put(req);
+}
+
+int vfsb_barrier_wait_for(struct vfsb_breq *req, u32 timeout_ms)
+{
 	long left;
 	int ret;
 
-	if (IS_ERR(req))
-		return PTR_ERR(req);
-	vfsb_breq_run(req, flags);
 	/*
 	 * Interrupted: -ERESTARTSYS, so that a wake-up that delivers no
 	 * signal (io_uring's task work sets TIF_NOTIFY_SIGNAL; SIGSTOP and
@@ -266,6 +282,18 @@ int vfsb_barrier_wait(struct vfsb_client *c, struct vfsb_sb **vsbs,
 	/* a completion racing with the timeout or signal still counts */
 	if (ret && vfsb_breq_done(req))
 		ret = 0;
+	return ret;
+}
+
+int vfsb_barrier_wait(struct vfsb_client *c, struct vfsb_sb **vsbs,
+		      unsigned int n, u32 flags, u32 timeout_ms)
+{
+	struct vfsb_breq *req = vfsb_barrier_begin(c, vsbs, n, flags);
+	int ret;
+
+	if (IS_ERR(req))
+		return PTR_ERR(req);
+	ret = vfsb_barrier_wait_for(req, timeout_ms);
 	vfsb_breq_put(req);
 	return ret;
 }
@@ -346,11 +374,20 @@ int vfsb_barrier_poll(struct vfsb_client *c, u64 cookie, u32 *state,
 	return 0;
 }
 
-/* Release: forget every async request; pending ones finish on their own. */
+/*
+ * Release: forget every async request and the checkpoint's (no ioctl
+ * runs any more); pending ones finish on their own.
+ */
 void vfsb_barrier_drop_client(struct vfsb_client *c)
 {
 	struct vfsb_breq *req, *tmp;
 	LIST_HEAD(list);
+
+	/* it holds a reference to c: the cycle ends here */
+	if (c->ckpt_req) {
+		vfsb_breq_put(c->ckpt_req);
+		c->ckpt_req = NULL;
+	}
 
 	spin_lock_irq(&c->async_lock);
 	list_splice_init(&c->async, &list);

@@ -8,6 +8,7 @@
 #include <linux/types.h>
 
 struct super_block;
+struct vfsb_breq;
 struct vfsb_client;
 struct vfsb_sb;
 
@@ -17,6 +18,19 @@ struct vfsb_sb;
  */
 int vfsb_barrier_wait(struct vfsb_client *c, struct vfsb_sb **vsbs,
 		      unsigned int n, u32 flags, u32 timeout_ms);
+
+/*
+ * The same in steps, for a barrier kept across calls (a checkpoint's,
+ * ioctl.c): a request that waits for every section in flight now;
+ * wait_for() may time out or be interrupted and be called again.
+ */
+struct vfsb_breq *vfsb_barrier_begin(struct vfsb_client *c,
+				     struct vfsb_sb **vsbs, unsigned int n,
+				     u32 flags);
+int vfsb_barrier_wait_for(struct vfsb_breq *req, u32 timeout_ms);
+void vfsb_barrier_get(struct vfsb_breq *req);
+void vfsb_barrier_put(struct vfsb_breq *req);
+
 int vfsb_barrier_start(struct vfsb_client *c, struct vfsb_sb **vsbs,
 		       unsigned int n, u32 flags, u64 *cookie);
 

@@ -12,6 +12,7 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 
+struct vfsb_breq;
 struct vfsb_ring;
 
 struct vfsb_client {
@@ -36,6 +37,14 @@ struct vfsb_client {
 	 * for it again instead of closing another. Under lock.
 	 */
 	u64 ckpt_unfinished;
+	/*
+	 * That checkpoint's barrier, kept until it completes: a call
+	 * again waits for the same sections, not for those begun since
+	 * (each new one would, and would count against VFSB_MAX_PENDING).
+	 * Under lock; the request holds a reference to the client, and
+	 * vfsb_barrier_drop_client() drops it at release.
+	 */
+	struct vfsb_breq *ckpt_req;
 };
 
 static inline void vfsb_client_get(struct vfsb_client *c)

@@ -39,7 +39,7 @@ static long vfsb_ioc_version(struct vfsb_client *c, void *arg)
 	v->features = VFSB_FEAT_BARRIER | VFSB_FEAT_ASYNC_BARRIER |
 		      VFSB_FEAT_RECORDS | VFSB_FEAT_RESCAN |
 		      VFSB_FEAT_WATCH_ID | VFSB_FEAT_INTENT |
-		      VFSB_FEAT_REFUSE;
+		      VFSB_FEAT_REFUSE | VFSB_FEAT_CKPT_KEPT;
 	strscpy(v->module_version, VFSB_MODULE_VERSION,
 		sizeof(v->module_version));
 	vfsb_hookreg_coverage(&v->coverage, &v->coverage_known, &v->hooks);
@@ -375,8 +375,9 @@ static long vfsb_ioc_checkpoint(struct vfsb_client *c, void *arg)
 	struct vfsb_checkpoint *cp = arg;
 	struct vfsb_intent *in = vfsb_client_intent(c);
 	u64 t0 = ktime_get_ns();
+	struct vfsb_breq *req, *done = NULL;
 	struct vfsb_sb **vsbs;
-	unsigned int n;
+	unsigned int n = 0;
 	int ret;
 
 	if (!in || cp->flags)
@@ -387,13 +388,17 @@ static long vfsb_ioc_checkpoint(struct vfsb_client *c, void *arg)
 	 * the barrier below, so it waits for every one of their changes.
 	 *
 	 * A call after one that timed out or was interrupted waits for
-	 * that epoch again and closes none: a kernel thread that waits
-	 * for its ack in a helper's wrapper still holds the section its
-	 * caller began before (nfsd's fh_want_write()), which the barrier
-	 * waits for. Its ack comes between the subscriber's calls, and
-	 * the change it retries then is in the epoch already acked; a
-	 * new epoch at each call would empty the set and make it wait
-	 * again, inside its section, every time (nfsd stalled for good).
+	 * that epoch again and closes none, on the same barrier: a kernel
+	 * thread that waits for its ack in a helper's wrapper still holds
+	 * the section its caller began before (nfsd's fh_want_write()),
+	 * which the barrier waits for. Its ack comes between the
+	 * subscriber's calls, and the change it retries then is in the
+	 * epoch already acked; a new epoch at each call would empty the
+	 * set and make it wait again, inside its section, every time
+	 * (nfsd stalled for good). A new barrier at each call would wait
+	 * for the sections begun since as well: with writers that keep
+	 * one open (each waiting for its ack in its wrapper while the
+	 * last call waited), it might never complete.
 	 */
 	mutex_lock(&c->lock);
 	if (!c->ckpt_unfinished) {
@@ -401,21 +406,43 @@ static long vfsb_ioc_checkpoint(struct vfsb_client *c, void *arg)
 		vfsb_client_new_epoch(c);
 	}
 	cp->epoch = c->ckpt_unfinished;
+	req = c->ckpt_req;
+	if (req)
+		vfsb_barrier_get(req);
 	mutex_unlock(&c->lock);
-	ret = vfsb_barrier_targets(c, 0, VFSB_BARRIER_ALL, &vsbs, &n);
-	if (ret)
-		return ret;
-	/* traced as the VFSB_BARRIER_ALL barrier it is */
+	if (!req) {
+		ret = vfsb_barrier_targets(c, 0, VFSB_BARRIER_ALL, &vsbs, &n);
+		if (ret)
+			return ret;
+		req = vfsb_barrier_begin(c, vsbs, n, VFSB_BARRIER_ALL);
+		if (IS_ERR(req))
+			return PTR_ERR(req);
+		mutex_lock(&c->lock);
+		/* a concurrent call's may be kept already: this one is ours */
+		if (!c->ckpt_req && c->ckpt_unfinished == cp->epoch) {
+			vfsb_barrier_get(req);
+			c->ckpt_req = req;
+		}
+		mutex_unlock(&c->lock);
+	}
+	/* as the VFSB_BARRIER_ALL barrier it is (n: 0 when kept) */
 	trace_vfsb_barrier_start(0, VFSB_BARRIER_ALL, n);
-	ret = vfsb_barrier_wait(c, vsbs, n, VFSB_BARRIER_ALL, cp->timeout_ms);
+	ret = vfsb_barrier_wait_for(req, cp->timeout_ms);
 	cp->waited_ns = ktime_get_ns() - t0;
 	trace_vfsb_barrier_done(0, VFSB_BARRIER_ALL, cp->waited_ns, ret);
 	if (!ret) {
 		mutex_lock(&c->lock);
 		if (c->ckpt_unfinished == cp->epoch)
 			c->ckpt_unfinished = 0;
+		if (c->ckpt_req == req) {
+			c->ckpt_req = NULL;
+			done = req;
+		}
 		mutex_unlock(&c->lock);
+		if (done)
+			vfsb_barrier_put(done);
 	}
+	vfsb_barrier_put(req);
 	return ret;
 }
 

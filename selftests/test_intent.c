@@ -1964,6 +1964,61 @@ TEST(checkpoint_waits_for_a_change_in_flight)
 }
 
 /*
+ * A checkpoint called again after a timeout waits for the sections of
+ * the epoch it closes, not for one begun since: here a second write,
+ * in epoch 2, stays held after the first one ends, and the checkpoint
+ * must complete without it (a new barrier at each call waited for it
+ * as well, and would for every writer that keeps a section open while
+ * it waits for its ack).
+ */
+TEST(checkpoint_called_again_waits_for_its_epoch_only)
+{
+	union rec u;
+	struct vfsb_record *r = &u.r;
+	struct child ch, ch2;
+	__u64 closed;
+	int dev, res;
+	char go = 'G';
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, child_start(&ch, op_held_write, DIR_T "/d/f"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	EXPECT_EQ(1, r->epoch);
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	/* d is acked in epoch 1: no wait */
+	ASSERT_EQ(0, put_file(DIR_T "/d/g", ""));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	ASSERT_EQ(1, res);
+	EXPECT_EQ(-ETIMEDOUT, vfsb_checkpoint(dev, 300, &closed));
+	EXPECT_EQ(1, closed);
+	/* epoch 2: d waits for its ack again, then the write stays held */
+	ASSERT_EQ(0, child_start(&ch2, op_held_write, DIR_T "/d/g"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u));
+	EXPECT_EQ(2, r->epoch);
+	ASSERT_EQ(0, vfsb_ack(dev, r->seq));
+	ASSERT_EQ(0, child_result(&ch2, 10000, &res));
+	ASSERT_EQ(1, res);
+	/* the first write ends: epoch 1 has nothing in flight */
+	ASSERT_EQ(1, write(ch.ctl, &go, 1));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	EXPECT_EQ(0, vfsb_checkpoint(dev, 10000, &closed));
+	EXPECT_EQ(1, closed);
+	/* epoch 2's own checkpoint waits for the second one */
+	EXPECT_EQ(-ETIMEDOUT, vfsb_checkpoint(dev, 300, &closed));
+	EXPECT_EQ(2, closed);
+	ASSERT_EQ(1, write(ch2.ctl, &go, 1));
+	ASSERT_EQ(0, child_result(&ch2, 10000, &res));
+	EXPECT_EQ(0, res);
+	EXPECT_EQ(0, vfsb_checkpoint(dev, 10000, &closed));
+	EXPECT_EQ(2, closed);
+	child_end(&ch);
+	child_end(&ch2);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
  * Whether a cgroup v2 freezer can be had: the hierarchy at /sys/fs/cgroup
  * (mounted here if nothing is) with a fresh group; 0, or -errno.
  */

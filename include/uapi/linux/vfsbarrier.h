@@ -69,6 +69,7 @@ struct vfsb_version {
 #define VFSB_FEAT_WATCH_ID	(1U << 4)	/* watch ids, unwatch by id */
 #define VFSB_FEAT_INTENT	(1U << 5)	/* SUB_INTENT, ACK, CHECKPOINT */
 #define VFSB_FEAT_REFUSE	(1U << 6)	/* SUB_REFUSE_UNWAITED */
+#define VFSB_FEAT_CKPT_KEPT	(1U << 7)	/* CHECKPOINT again: same barrier */
 
 /* Coverage: groups of write paths, each hooked as a whole or not at all. */
 #define VFSB_COV_NAMESPACE	(1U << 0)	/* create..rename, setattr, xattr */
