@@ -51,6 +51,17 @@
 #define READ_BUF	(4U << 20)
 /* what one drain reads before it stores (records kept until durable) */
 #define PEND_MAX	(64U << 20)
+/*
+ * A checkpoint's barrier is waited for in slices this long, with the
+ * records read and acked between them: a writer that waits for its ack
+ * (a kernel thread inside its caller's section, which the barrier waits
+ * for in turn) waits this long at most for a checkpoint in progress.
+ * The module keeps the barrier across the calls (VFSB_FEAT_CKPT_KEPT);
+ * an older one starts a new barrier at each, counted against a limit
+ * of the opener's, so with it the slices are a second long as before.
+ */
+#define CKPT_SLICE_MS		20
+#define CKPT_SLICE_OLD_MS	1000
 
 struct fs {
 	const char *path;
@@ -71,6 +82,7 @@ struct daemon {
 	int64_t base;		/* the journal epoch of module epoch 1 */
 	unsigned int interval_ms;
 	unsigned int timeout_ms;
+	unsigned int ckpt_slice_ms;	/* 0 until the first checkpoint */
 	unsigned int commit_delay_ms;	/* tests: --commit-delay */
 	int64_t max_changes;	/* the journal's size cap, in rows */
 	int64_t max_bytes;	/* and in bytes (0: none) */
@@ -698,6 +710,9 @@ static int drain(struct daemon *d)
 			break;
 		d->npend += n;
 	}
+	/* nothing read (a checkpoint's slices often): no transaction */
+	if (!d->npend)
+		return 0;
 	ret = vbj_begin(&d->st);
 	if (!ret)
 		ret = store_batch(d, d->pend, d->npend, &ack);
@@ -758,12 +773,21 @@ static int checkpoint(struct daemon *d)
 	__u64 closed;
 	int i, ret;
 
+	if (!d->ckpt_slice_ms) {
+		struct vfsb_version v;
+
+		ret = vfsb_get_version(d->dev, &v);
+		if (ret)
+			return ret;
+		d->ckpt_slice_ms = v.features & VFSB_FEAT_CKPT_KEPT ?
+				   CKPT_SLICE_MS : CKPT_SLICE_OLD_MS;
+	}
 	do {
 		/* acks keep flowing while the barrier waits */
 		ret = drain(d);
 		if (ret)
 			return ret;
-		ret = vfsb_checkpoint(d->dev, 1000, &closed);
+		ret = vfsb_checkpoint(d->dev, d->ckpt_slice_ms, &closed);
 	} while (ret == -ETIMEDOUT || ret == -EINTR);
 	if (ret)
 		return ret;
