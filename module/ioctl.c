@@ -39,7 +39,8 @@ static long vfsb_ioc_version(struct vfsb_client *c, void *arg)
 	v->features = VFSB_FEAT_BARRIER | VFSB_FEAT_ASYNC_BARRIER |
 		      VFSB_FEAT_RECORDS | VFSB_FEAT_RESCAN |
 		      VFSB_FEAT_WATCH_ID | VFSB_FEAT_INTENT |
-		      VFSB_FEAT_REFUSE | VFSB_FEAT_CKPT_KEPT;
+		      VFSB_FEAT_REFUSE | VFSB_FEAT_CKPT_KEPT |
+		      VFSB_FEAT_JOURNAL_COALESCE;
 	strscpy(v->module_version, VFSB_MODULE_VERSION,
 		sizeof(v->module_version));
 	vfsb_hookreg_coverage(&v->coverage, &v->coverage_known, &v->hooks);

@@ -67,6 +67,7 @@ struct vfsb_ring {
 	u32 nr_rescan;
 	u32 reasons;
 	u32 flags;
+	bool journal;			/* an intent ring with COALESCE: below */
 	u64 epoch;			/* coalescing: bumped by the owner's barriers */
 	u64 last_pos;			/* where the last stored record starts */
 	bool last_is_change;		/* and whether it is a CHANGE record */
@@ -339,20 +340,85 @@ static bool vfsb_ring_merge(struct vfsb_ring *r, const struct vfsb_record *rec)
 }
 
 /*
+ * A journal's coalescing (VFSB_SUB_COALESCE on an intent subscriber's
+ * ring). The journal stores, from a CHANGE record, its directory in its
+ * epoch; and more only from a file it may not lead to
+ * (VFSB_RECF_LINKS), a hard link made (VFSB_R_HARDLINK: where a name of
+ * the file is) and a directory's rename (the moved subtree). A record
+ * that carries none of that, and is no intent (those are acked on their
+ * own) nor unfenced (its RESCAN follows), is plain: the journal stores
+ * nothing from it that an earlier record naming its directory in its
+ * epoch does not give.
+ */
+static bool vfsb_rec_plain(const struct vfsb_record *rec)
+{
+	return rec->type == VFSB_REC_CHANGE && rec->epoch && rec->parent_ino &&
+	       !(rec->flags & (VFSB_RECF_INTENT | VFSB_RECF_LINKS |
+			       VFSB_RECF_UNFENCED)) &&
+	       !(rec->reasons & VFSB_R_HARDLINK) &&
+	       !((rec->flags & VFSB_RECF_DIR) &&
+		 (rec->reasons & (VFSB_R_RENAME_FROM | VFSB_R_RENAME_TO)));
+}
+
+/*
+ * A plain record merges into the last stored record when that one is a
+ * CHANGE record naming the same directory in the same epoch and no
+ * reader has taken it yet (at or above read_limit, the head of the last
+ * read: what a read() copies out, or copied and may not have stored,
+ * is never counted on). The earlier record is not changed: it names the
+ * directory already. The same reader protocol as vfsb_ring_merge(): a
+ * change after a read gets a record of its own. Called with r->lock.
+ */
+static bool vfsb_ring_merge_dir(struct vfsb_ring *r,
+				const struct vfsb_record *rec)
+{
+	u32 off = r->last_pos & (r->size - 1);
+	const struct vfsb_record *lr = (const void *)(r->buf + off);
+
+	if (!r->last_is_change || r->head == r->last_pos ||
+	    r->last_pos < r->read_limit || r->tail > r->last_pos ||
+	    vfsb_notices_size(r))
+		return false;
+	/* a header that wraps around the end is not compared */
+	if (off + sizeof(*lr) > r->size)
+		return false;
+	return lr->epoch == rec->epoch && lr->dev == rec->dev &&
+	       lr->parent_ino == rec->parent_ino &&
+	       lr->parent_generation == rec->parent_generation &&
+	       !memcmp(lr->fs_uuid, rec->fs_uuid, sizeof(rec->fs_uuid));
+}
+
+/*
  * Offers one record (its seq is filled in here) to a ring. key: the
  * coalescing key of a CHANGE record (NULL for other types, which are
- * never filtered).
+ * never filtered; and for intents).
+ *
+ * A journal's ring (above) is not woken for a plain record: the change
+ * waits for its directory's intent, or that intent is acked already,
+ * so nothing hurries its reading; it is read with the next record that
+ * wakes the reader (an intent, a notice, any other record), at the
+ * reader's own next read (a checkpoint's), or once the ring is half
+ * full. Until then the next plain records of its directory merge into
+ * it: a directory changed over and over costs its reader nothing.
  */
 enum vfsb_push vfsb_ring_push(struct vfsb_ring *r, struct vfsb_record *rec,
 			      const struct vfsb_ckey *key)
 {
 	enum vfsb_push ret = VFSB_PUSH_STORED;
+	bool plain = false, wake = true;
 	unsigned long flags;
 
 	if (key && r->reasons && !(rec->reasons & r->reasons))
 		return VFSB_PUSH_FILTERED;
 	spin_lock_irqsave(&r->lock, flags);
-	if (key && (r->flags & VFSB_SUB_COALESCE) && vfsb_ring_coalesced(r, key)) {
+	if (r->journal) {
+		plain = key && vfsb_rec_plain(rec);
+		if (plain && vfsb_ring_merge_dir(r, rec)) {
+			ret = VFSB_PUSH_MERGED;
+			goto out;
+		}
+	} else if (key && (r->flags & VFSB_SUB_COALESCE) &&
+		   vfsb_ring_coalesced(r, key)) {
 		ret = VFSB_PUSH_FILTERED;
 		goto out;
 	}
@@ -372,9 +438,11 @@ enum vfsb_push vfsb_ring_push(struct vfsb_ring *r, struct vfsb_record *rec,
 	r->last_pos = r->head;
 	r->last_is_change = rec->type == VFSB_REC_CHANGE;
 	vfsb_ring_copy_in(r, rec, rec->size);
+	if (plain)
+		wake = vfsb_ring_used(r) > r->size / 2;
 out:
 	spin_unlock_irqrestore(&r->lock, flags);
-	if (ret == VFSB_PUSH_STORED)
+	if (ret == VFSB_PUSH_STORED && wake)
 		vfsb_ring_wake(r);
 	return ret;
 }
@@ -500,10 +568,14 @@ struct vfsb_ring *vfsb_ring_alloc(const struct vfsb_subscribe *sub,
 	if (!r)
 		return ERR_PTR(-ENOMEM);
 	r->buf = kvmalloc(size, GFP_KERNEL_ACCOUNT);
-	if (sub->flags & VFSB_SUB_COALESCE)
+	/* an intent ring coalesces as a journal: no set of keys */
+	r->journal = (sub->flags & VFSB_SUB_COALESCE) &&
+		     (sub->flags & VFSB_SUB_INTENT);
+	if ((sub->flags & VFSB_SUB_COALESCE) && !r->journal)
 		r->cset = kvcalloc(BIT(VFSB_COALESCE_BITS), sizeof(*r->cset),
 				   GFP_KERNEL_ACCOUNT);
-	if (!r->buf || ((sub->flags & VFSB_SUB_COALESCE) && !r->cset)) {
+	if (!r->buf || ((sub->flags & VFSB_SUB_COALESCE) && !r->journal &&
+			!r->cset)) {
 		kvfree(r->cset);
 		kvfree(r->buf);
 		kfree(r);

@@ -33,8 +33,9 @@ esac
 [ "${VFSB_BENCH_ICOUNT:-1}" = 1 ] || exit $rc
 echo "bench: the per-operation phase again, counted in instructions (-icount)"
 # Deterministic figures need no long loops or many rounds: 3 rounds of
-# 100 ms loops (VFSB_ICOUNT_REPS, VFSB_ICOUNT_RUN_MS).
-VFSB_QEMU_ICOUNT=1 VFSB_BENCH_ONLY=overhead VFSB_COLLECT_DIR=bench-icount \
+# 100 ms loops (VFSB_ICOUNT_REPS, VFSB_ICOUNT_RUN_MS). The journal's
+# steady state split (bench_journal steady) counts in the same boot.
+VFSB_QEMU_ICOUNT=1 VFSB_BENCH_ONLY=overhead,steady VFSB_COLLECT_DIR=bench-icount \
 	VFSB_BENCH_REPS=${VFSB_ICOUNT_REPS:-3} VFSB_BENCH_RUN_MS=${VFSB_ICOUNT_RUN_MS:-100} \
 	scripts/run-guest.sh bench "$kver" || rc=$?
 # How many hook callbacks make each ratio: a module built to count them

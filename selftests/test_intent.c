@@ -2327,4 +2327,78 @@ TEST(unload_does_not_wait_for_a_mkdir_asleep_in_write_access)
 	umount2(DIR_E, MNT_DETACH);
 }
 
+/* Plain changes of d, then two hard links made in d. */
+static int op_plain_then_links(const char *path, int ctl, int res)
+{
+	if (put_file(DIR_T "/d/p1", "") || put_file(DIR_T "/d/p2", "") ||
+	    unlink(DIR_T "/d/p1"))
+		return -errno;
+	if (link(DIR_T "/d/f", DIR_T "/d/l1") ||
+	    link(DIR_T "/d/g", DIR_T "/d/l2"))
+		return -errno;
+	return 0;
+}
+
+/*
+ * VFSB_SUB_COALESCE on an intent subscriber coalesces as a journal: in
+ * a directory acked in the epoch, changes that name only the directory
+ * merge into the unread record before them, but every record the
+ * journal stores more from is delivered (here two hard links made in
+ * the same directory: each tells where a name of its file is), and a
+ * change after the reader took the directory's record gets a record of
+ * its own.
+ */
+TEST(journal_coalescing_keeps_what_the_journal_stores)
+{
+	static struct rec_batch b;
+	long long d_ino, f_ino, g_ino;
+	int dev, res, i, plain = 0, links = 0, p3 = 0;
+	struct child ch;
+	char nb[64];
+
+	ASSERT_EQ(0, setup(&dev, VFSB_SUB_COALESCE, LONG_MS));
+	ASSERT_EQ(0, put_file(DIR_T "/d/g", ""));
+	d_ino = ino_of(DIR_T "/d");
+	f_ino = ino_of(DIR_T "/d/f");
+	g_ino = ino_of(DIR_T "/d/g");
+	ASSERT_EQ(0, acked_change(dev, op_create, DIR_T "/d/x"));
+	ASSERT_EQ(0, rec_drain(dev, &b));	/* all read */
+
+	ASSERT_EQ(0, child_start(&ch, op_plain_then_links, NULL));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	child_end(&ch);
+	ASSERT_EQ(0, rec_drain(dev, &b));
+	for (i = 0; i < b.n; i++) {
+		struct vfsb_record *r = b.rec[i];
+
+		if (r->type != VFSB_REC_CHANGE ||
+		    (long long)r->parent_ino != d_ino)
+			continue;
+		EXPECT_FALSE(r->flags & VFSB_RECF_INTENT);
+		if (r->reasons & VFSB_R_HARDLINK) {
+			EXPECT_TRUE((long long)r->ino == f_ino ||
+				    (long long)r->ino == g_ino);
+			links++;
+		} else {
+			plain++;
+		}
+	}
+	EXPECT_EQ(1, plain) TH_LOG("%d records of d's plain changes", plain);
+	EXPECT_EQ(2, links) TH_LOG("%d of the two hard links", links);
+
+	/* its record read: d's next change is not merged into it */
+	ASSERT_EQ(0, child_start(&ch, op_create, DIR_T "/d/p3"));
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	child_end(&ch);
+	ASSERT_EQ(0, rec_drain(dev, &b));
+	for (i = 0; i < b.n; i++)
+		p3 += b.rec[i]->type == VFSB_REC_CHANGE &&
+		      !strcmp(vfsb_rec_name(b.rec[i], nb, sizeof(nb)), "p3");
+	EXPECT_EQ(1, p3);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
 TEST_HARNESS_MAIN

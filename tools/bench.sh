@@ -71,6 +71,7 @@ phase rate '"section_rate": null' bench_barrier rate
 phase stall '"writer_stall": null, "writer_stall_by_fs": null' bench_stall stall
 phase records '"records": {"max_lossless_ops_per_s": null, "fanotify_max_lossless_per_s": null, "note": "phase not run or failed"}' bench_records records
 phase journal '"journal": null' bench_journal journal
+phase steady '"journal_steady": null' bench_journal steady
 phase mirror '"mirror": null' bench_mirror mirror
 # only with a VFSB_HOOK_STATS=y module (scripts/bench.sh's third boot)
 phase hooks '"hooks_per_op": null, "hooks_per_op_by_fs": null' bench_overhead hooks
@@ -88,7 +89,7 @@ echo
 echo "===== vfsbarrier benchmark results ====="
 echo "kernel $(uname -r); guest under QEMU/TCG: absolute times are inflated, compare ratios within this boot"
 [ "$quick" = true ] && echo "QUICK MODE (VFSB_BENCH_QUICK=1): tiny loop counts, figures are not meaningful"
-for p in overhead scaling barrier rate stall records journal mirror realwork; do
+for p in overhead scaling barrier rate stall records journal steady mirror realwork; do
 	[ -s "$out/$p.txt" ] && cat "$out/$p.txt"
 done
 echo
@@ -104,7 +105,7 @@ memkb=$(awk '/^MemTotal/ { print $2 }' /proc/meminfo)
 	printf '"machine": {"accel": "qemu-tcg", "cpus": %s, "mem_kb": %s, "clocksource": "%s"}, ' \
 		"$(nproc)" "${memkb:-0}" "$clocksource"
 	printf '"filesystems": "%s", ' "$VFSB_BENCH_FS"
-	for p in overhead scaling barrier rate stall records journal mirror hooks realwork; do
+	for p in overhead scaling barrier rate stall records journal steady mirror hooks realwork; do
 		case $p in scaling|rate) continue ;; esac
 		printf '%s, ' "$(members "$out/$p.json")"
 	done

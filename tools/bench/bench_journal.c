@@ -16,9 +16,18 @@
  * The data is on the tmpfs under test, the journal on the ext4 scratch
  * disk (a virtio disk, so commits pay for a real flush in the guest);
  * tmpfs when there is no ext4.
+ *
+ * bench_journal steady (phase steady, also in the -icount boot): the
+ * steady state alone, split by what pays for it: unwatched, watched (no
+ * subscriber), an intent subscriber that only reads and acks (another
+ * process, as vbjournald: the module's records and the reader's
+ * wake-ups, no store), the same subscribing with VFSB_SUB_COALESCE, and
+ * vbjournald itself (its store on top). Under -icount a ns is an
+ * instruction.
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -419,10 +428,311 @@ static int journal(const char *out_json)
 	return bench_json_end(&j, t0);
 }
 
+/* ---- steady: the split ---- */
+
+struct reader {
+	pid_t pid;
+	int stop;		/* write end: closing it stops the reader */
+	int report;		/* read end: records, reads, acks */
+};
+
+/*
+ * An intent subscriber in a child process (its own process never
+ * waits, so the writer must be another): reads what there is after each
+ * wake-up and acks the last seq, storing nothing. Flags: VFSB_SUB_*.
+ * Returns false when the module refuses the flags.
+ */
+static bool reader_start(struct reader *rd, const char *path, uint32_t flags)
+{
+	int stop[2], rep[2], ready[2];
+	char c;
+
+	if (pipe(stop) || pipe(rep) || pipe(ready))
+		die("pipe: %s", strerror(errno));
+	rd->pid = fork();
+	if (!rd->pid) {
+		static char buf[1 << 16] __attribute__((aligned(8)));
+		uint64_t cnt[3] = { 0 };	/* records, reads, acks */
+		struct pollfd pfd[2];
+		int fd, ret;
+
+		close(stop[1]);
+		close(rep[0]);
+		close(ready[0]);
+		fd = vfsb_open_flags(O_NONBLOCK);
+		ret = fd < 0 ? fd :
+		      vfsb_subscribe_intent(fd, 4U << 20, flags, 0, NULL);
+		if (!ret)
+			ret = vfsb_watch_path(fd, path);
+		c = ret ? 'n' : 'y';
+		if (write(ready[1], &c, 1) != 1 || ret)
+			_exit(ret ? 2 : 1);
+		pfd[0] = (struct pollfd){ fd, POLLIN, 0 };
+		pfd[1] = (struct pollfd){ stop[0], POLLIN, 0 };
+		for (;;) {
+			uint64_t ack = 0;
+			const struct vfsb_record *r;
+			ssize_t n;
+			size_t off;
+
+			if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+				_exit(1);
+			n = read(fd, buf, sizeof(buf));
+			if (n > 0) {
+				cnt[1]++;
+				for (off = 0; (r = vfsb_rec_at(buf, n, off));
+				     off += r->size) {
+					cnt[0] += r->type == VFSB_REC_CHANGE;
+					if (r->seq > ack)
+						ack = r->seq;
+				}
+				if (ack && !vfsb_ack(fd, ack))
+					cnt[2]++;
+				continue;
+			}
+			if (pfd[1].revents)
+				break;
+		}
+		_exit(write(rep[1], cnt, sizeof(cnt)) == sizeof(cnt) ? 0 : 1);
+	}
+	close(stop[0]);
+	close(rep[1]);
+	close(ready[1]);
+	rd->stop = stop[1];
+	rd->report = rep[0];
+	if (read(ready[0], &c, 1) != 1)
+		c = 'n';
+	close(ready[0]);
+	if (c != 'y') {
+		close(rd->stop);
+		close(rd->report);
+		waitpid(rd->pid, NULL, 0);
+		return false;
+	}
+	return true;
+}
+
+/* Stops the reader once it has read everything; its counts to cnt. */
+static void reader_stop(struct reader *rd, uint64_t cnt[3])
+{
+	close(rd->stop);
+	if (read(rd->report, cnt, 3 * sizeof(uint64_t)) !=
+	    3 * sizeof(uint64_t))
+		die("the intent reader did not report");
+	close(rd->report);
+	waitpid(rd->pid, NULL, 0);
+}
+
+enum { SC_UNWATCHED, SC_WATCHED, SC_INTENT, SC_COALESCE, SC_DAEMON, NSC };
+enum { SO_CREATE, SO_MKDIR, NSO };
+
+/*
+ * One steady-state operation per iteration in b->data/steady: create +
+ * unlink, or mkdir + rmdir (which no create deferral touches: intent.c
+ * fails an open(O_CREAT) of a name the dcache does not know once, to be
+ * restarted, and tmpfs keeps no negative dentries).
+ */
+static double steady_op_ns(struct jb *b, int op)
+{
+	char path[256];
+	uint64_t t0;
+	long i;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/steady/x", b->data);
+	/* the directory announced first (a no-op when unwatched) */
+	if (!mkdir(path, 0755))
+		rmdir(path);
+	t0 = now_ns();
+	for (i = 0; i < b->steady_iters; i++) {
+		if (op == SO_MKDIR) {
+			if (mkdir(path, 0755) || rmdir(path))
+				die("mkdir/rmdir %s: %s", path, strerror(errno));
+			continue;
+		}
+		fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+		if (fd < 0)
+			die("create %s: %s", path, strerror(errno));
+		close(fd);
+		unlink(path);
+	}
+	return (double)(now_ns() - t0) / b->steady_iters;
+}
+
+static const char *const sc_key[NSC] = {
+	"unwatched", "watched", "intent_reader", "intent_coalesce",
+	"vbjournald",
+};
+static const char *const so_key[NSO] = { "create_unlink", "mkdir_rmdir" };
+
+struct steady_res {
+	double ns[NSC][8], recs[NSC][8], reads[NSC][8];
+	bool na[NSC];
+};
+
+/* Every configuration on one filesystem and op, rounds interleaved. */
+static void steady_fs(struct jb *b, int op, int rounds, struct steady_res *sr)
+{
+	uint64_t cnt[3];
+	struct reader rd;
+	int i, c, dev;
+
+	for (i = 0; i < rounds; i++) {
+		for (c = 0; c < NSC; c++) {
+			/* alternate the order round by round */
+			int k = i & 1 ? NSC - 1 - c : c;
+
+			sr->recs[k][i] = sr->reads[k][i] = NAN;
+			sr->ns[k][i] = NAN;
+			if (sr->na[k])
+				continue;
+			switch (k) {
+			case SC_UNWATCHED:
+				sr->ns[k][i] = steady_op_ns(b, op);
+				break;
+			case SC_WATCHED:
+				dev = dev_open();
+				if (vfsb_watch_path(dev, b->data))
+					die("watch %s", b->data);
+				sr->ns[k][i] = steady_op_ns(b, op);
+				close(dev);
+				break;
+			case SC_INTENT:
+			case SC_COALESCE:
+				if (!reader_start(&rd, b->data, k == SC_COALESCE ?
+						  VFSB_SUB_COALESCE : 0)) {
+					progress("steady: %s refused by the module",
+						 sc_key[k]);
+					sr->na[k] = true;
+					break;
+				}
+				sr->ns[k][i] = steady_op_ns(b, op);
+				reader_stop(&rd, cnt);
+				sr->recs[k][i] = (double)cnt[0] / b->steady_iters;
+				sr->reads[k][i] = (double)cnt[1] / b->steady_iters;
+				break;
+			case SC_DAEMON:
+				daemon_start(b);
+				sr->ns[k][i] = steady_op_ns(b, op);
+				daemon_stop(b);
+				break;
+			}
+			mod_wait_refcnt(0);
+		}
+		progress("steady %s round %d: %.0f / %.0f / %.0f / %.0f / %.0f ns",
+			 so_key[op], i, sr->ns[0][i], sr->ns[1][i], sr->ns[2][i],
+			 sr->ns[3][i], sr->ns[4][i]);
+	}
+}
+
+static int steady(const char *out_json)
+{
+	static const char *const help[NSC] = {
+		"module loaded, nothing watched",
+		"the data's filesystem watched by an open device, no subscriber",
+		"an intent subscriber (another process) that reads and acks, stores nothing",
+		"the same subscribing with VFSB_SUB_COALESCE",
+		"vbjournald --fs (its journal on another filesystem)",
+	};
+	static struct steady_res res[4][NSO];
+	struct bench_fs fs[4];
+	int nfs = bench_fs_list(fs, 4), f, i, c, op, rounds;
+	const char *other = getenv("VFSB_BENCH_OTHER");
+	struct jb b = { 0 };
+	uint64_t t0 = now_ns();
+	struct summary s;
+	char sub[200];
+	struct jw j;
+
+	b.steady_iters = bench_env("VFSB_BENCH_ITERS", 2000, 100);
+	rounds = bench_env_in("VFSB_BENCH_REPS", 3, 2, 1, 8);
+	pin_cpu(0);
+	mod_set(true);
+	for (f = 0; f < nfs; f++) {
+		snprintf(b.data, sizeof(b.data), "%s/journal-steady", fs[f].dir);
+		/* the journal on another filesystem: ext4's, or the other tmpfs */
+		b.journal_fs = "tmpfs";
+		snprintf(b.journal, sizeof(b.journal), "%.100s/vbjournal-steady-%.16s",
+			 other ? other : "/tmp", fs[f].name);
+		for (i = 0; i < nfs; i++) {
+			if (i != f && !strcmp(fs[i].name, "ext4")) {
+				snprintf(b.journal, sizeof(b.journal),
+					 "%.100s/vbjournal-steady", fs[i].dir);
+				b.journal_fs = "ext4";
+			}
+		}
+		mkdir(b.data, 0755);
+		bench_subdir(sub, sizeof(sub), b.data, "steady");
+		for (op = 0; op < NSO; op++)
+			steady_fs(&b, op, rounds, &res[f][op]);
+	}
+	printf("journal steady state: one op in an announced directory, %ld "
+	       "per run, median of %d rounds; ratio to unwatched (range)\n",
+	       b.steady_iters, rounds);
+	for (f = 0; f < nfs; f++) {
+		for (op = 0; op < NSO; op++) {
+			struct steady_res *sr = &res[f][op];
+
+			printf("  %s %s:\n", fs[f].name, so_key[op]);
+			for (c = 0; c < NSC; c++) {
+				if (sr->na[c]) {
+					printf("    %-16s not measurable (refused)\n",
+					       sc_key[c]);
+					continue;
+				}
+				s = ratio_summary(sr->ns[c], sr->ns[SC_UNWATCHED],
+						  rounds);
+				printf("    %-16s %8.0f ns/op  %.3fx (%.3f-%.3f)",
+				       sc_key[c], summarize(sr->ns[c], rounds).med,
+				       s.med, s.min, s.max);
+				if (c == SC_INTENT || c == SC_COALESCE)
+					printf("  records/op %.2f, reads/op %.2f",
+					       summarize(sr->recs[c], rounds).med,
+					       summarize(sr->reads[c], rounds).med);
+				printf("\n");
+			}
+		}
+	}
+	for (c = 0; c < NSC; c++)
+		printf("    %-16s %s\n", sc_key[c], help[c]);
+
+	bench_json_begin(&j, out_json);
+	jw_obj(&j, "journal_steady");
+	jw_int(&j, "iterations", b.steady_iters);
+	jw_int(&j, "rounds", rounds);
+	for (f = 0; f < nfs; f++) {
+		jw_obj(&j, fs[f].name);
+		for (op = 0; op < NSO; op++) {
+			struct steady_res *sr = &res[f][op];
+
+			jw_obj(&j, so_key[op]);
+			for (c = 0; c < NSC; c++) {
+				jw_obj(&j, sc_key[c]);
+				jw_num(&j, "ns", sr->na[c] ? NAN :
+				       summarize(sr->ns[c], rounds).med);
+				jw_num(&j, "ratio", sr->na[c] ? NAN :
+				       ratio_summary(sr->ns[c], sr->ns[SC_UNWATCHED],
+						     rounds).med);
+				if (c == SC_INTENT || c == SC_COALESCE) {
+					jw_num(&j, "records_per_op", sr->na[c] ? NAN :
+					       summarize(sr->recs[c], rounds).med);
+					jw_num(&j, "reads_per_op", sr->na[c] ? NAN :
+					       summarize(sr->reads[c], rounds).med);
+				}
+				jw_end(&j);
+			}
+			jw_end(&j);
+		}
+		jw_end(&j);
+	}
+	return bench_json_end(&j, t0);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct bench_cmd cmds[] = {
 		{ "journal", journal },
+		{ "steady", steady },
 	};
 
 	return bench_main(argc, argv, "bench_journal", cmds, ARRAY_SIZE(cmds));

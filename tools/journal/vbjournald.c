@@ -422,7 +422,9 @@ static void fs_key(int dev, const char *path, char *out, size_t sz)
 
 static int setup_fs(struct daemon *d, const char *boot)
 {
+	struct vfsb_version v;
 	int fds[MAX_FS];
+	__u32 flags;
 	dev_t jdev;
 	int i, ret;
 
@@ -447,10 +449,19 @@ static int setup_fs(struct daemon *d, const char *boot)
 			return -EINVAL;
 		}
 	}
+	flags = (d->fail_closed ? VFSB_SUB_FAIL_CLOSED : 0) |
+		(d->refuse_unwaited ? VFSB_SUB_REFUSE_UNWAITED : 0);
+	/*
+	 * A record that names only a directory the journal has in its
+	 * epoch merges into the unread one before it, and does not wake
+	 * us: store_batch() would store nothing from it. Only where the
+	 * module coalesces that way (an older one would drop hard links).
+	 */
+	if (!vfsb_get_version(d->dev, &v) &&
+	    (v.features & VFSB_FEAT_JOURNAL_COALESCE))
+		flags |= VFSB_SUB_COALESCE;
 	snprintf(d->sub, sizeof(d->sub), "ring %u flags %u timeout %u",
-		 4U << 20, (d->fail_closed ? VFSB_SUB_FAIL_CLOSED : 0) |
-		 (d->refuse_unwaited ? VFSB_SUB_REFUSE_UNWAITED : 0),
-		 d->timeout_ms);
+		 4U << 20, flags, d->timeout_ms);
 	for (i = 0; i < d->nfs; i++)
 		fds[i] = d->fs[i].fd;
 	if (d->resumed && !vbjd_fdstore_resume(d->dev, &d->st, boot, d->sub,
@@ -469,11 +480,8 @@ static int setup_fs(struct daemon *d, const char *boot)
 		}
 	}
 	ret = d->resumed ? 0 :
-	      vfsb_subscribe_intent(d->dev, 4U << 20,
-				    (d->fail_closed ? VFSB_SUB_FAIL_CLOSED : 0) |
-				    (d->refuse_unwaited ?
-				     VFSB_SUB_REFUSE_UNWAITED : 0),
-				    d->timeout_ms, NULL);
+	      vfsb_subscribe_intent(d->dev, 4U << 20, flags, d->timeout_ms,
+				    NULL);
 	if (ret) {
 		vbjd_log(LOG_ERR, "subscribe: %s", strerror(-ret));
 		return ret;

@@ -70,6 +70,7 @@ struct vfsb_version {
 #define VFSB_FEAT_INTENT	(1U << 5)	/* SUB_INTENT, ACK, CHECKPOINT */
 #define VFSB_FEAT_REFUSE	(1U << 6)	/* SUB_REFUSE_UNWAITED */
 #define VFSB_FEAT_CKPT_KEPT	(1U << 7)	/* CHECKPOINT again: same barrier */
+#define VFSB_FEAT_JOURNAL_COALESCE (1U << 8)	/* SUB_INTENT|SUB_COALESCE: a journal's */
 
 /* Coverage: groups of write paths, each hooked as a whole or not at all. */
 #define VFSB_COV_NAMESPACE	(1U << 0)	/* create..rename, setattr, xattr */
@@ -266,6 +267,18 @@ struct vfsb_subscribe {
  * boundary) is dropped, deliberately and not counted as lost: enough for
  * "which directories changed" journals. Other record types are never
  * coalesced.
+ *
+ * With VFSB_SUB_INTENT (VFSB_FEAT_JOURNAL_COALESCE) it means what a
+ * journal can do without instead: a CHANGE record that is not an intent
+ * and carries nothing but its directory (no VFSB_RECF_LINKS or
+ * VFSB_RECF_UNFENCED, no VFSB_R_HARDLINK, not a directory's rename)
+ * merges into the last record stored when that one names the same
+ * directory (parent_ino, parent_generation) in the same epoch and no
+ * read() has taken it yet; it is not counted as lost and gets no seq.
+ * Such a record does not wake the reader either (its change waits for,
+ * or had, its directory's intent): it is read with the next record that
+ * does, at the next read(), or once the ring is half full. Every other
+ * record is delivered as without the flag.
  */
 #define VFSB_SUB_COALESCE	(1U << 0)
 /*
