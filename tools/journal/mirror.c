@@ -15,10 +15,11 @@
  *              of changes): a full rsync -a --delete (also with
  *              --full-above PCT when the answer names that much)
  *
- * It asks `vbjournal changes --since C --under SRC --json` (the same
- * program, the documented JSON) and reads the answer with SQLite's JSON
- * functions. Its state (the cursor it has mirrored up to, SRC, the
- * size of the tree at the last full run) lives in DST/.vbjournal-mirror/
+ * It asks libvbjournal what changed since C under SRC (what `vbjournal
+ * changes --since C --under SRC` answers) in this process, where the
+ * directories' handles are opened. Its state (the cursor it has
+ * mirrored up to, SRC, the size of the tree at the last full run)
+ * lives in DST/.vbjournal-mirror/
  * (excluded from every transfer), written with fsync and rename after
  * syncfs() of DST: the cursor moves only once what rsync wrote is on
  * disk, so a crash of the mirror repeats work and never skips any. It
@@ -44,6 +45,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+
+#include <vbjournal.h>
 
 #include "cli.h"
 #include "mirror.h"
@@ -580,20 +583,6 @@ static int write_list(struct mirror *m, const char *name,
 
 /* ---- the answer ---- */
 
-/* The path of a row: path_hex decoded when there, else path. */
-static int row_path(sqlite3_stmt *st, int col, char *out, size_t sz)
-{
-	const char *hex = (const char *)sqlite3_column_text(st, col + 1);
-	const char *p = (const char *)sqlite3_column_text(st, col);
-
-	if (hex)
-		return hexdec(hex, out, sz);
-	if (!p || strlen(p) >= sz)
-		return -EINVAL;
-	strcpy(out, p);
-	return 0;
-}
-
 /*
  * A dir entry P: P's entries, and each subdirectory of P the mirror
  * does not have as a directory, whole; P itself whole when the mirror
@@ -652,141 +641,151 @@ static int add_dir(struct mirror *m, const char *rel)
 	return 0;
 }
 
-/*
- * Each row of sql over the answer (?1): (path, path_hex, path_source,
- * gone) for dir and moved entries.
- */
-static int take_dirs(struct mirror *m, const char *json, size_t len,
-		     const char *key, bool moved)
+/* An entry's path (any bytes but NUL) into out: 0, or -EINVAL. */
+static int entry_path(const char *p, size_t len, char *out, size_t sz)
 {
-	char sql[256], path[PATH_MAX];
-	sqlite3_stmt *st;
-	int rc, ret = 0;
-
-	snprintf(sql, sizeof(sql), "SELECT json_extract(value, '$.path'), "
-		 "json_extract(value, '$.path_hex'), json_extract(value, "
-		 "'$.path_source'), json_extract(value, '$.gone') FROM "
-		 "json_each(?1, '$.%s')", key);
-	if (sqlite3_prepare_v2(m->s.db, sql, -1, &st, NULL) != SQLITE_OK)
-		return vbj_fail(&m->s, "reading the answer");
-	sqlite3_bind_text(st, 1, json, len, SQLITE_STATIC);
-	while (!ret && !m->full_why && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *source = (const char *)sqlite3_column_text(st, 2);
-
-		if (sqlite3_column_int(st, 3))
-			continue;	/* gone: its parent is named */
-		if (!source || strcmp(source, "handle")) {
-			m->full_why = "a directory named by its stored path or "
-				      "handle only (vbjournal mirror runs as root)";
-			break;
-		}
-		if (row_path(st, 0, path, sizeof(path))) {
-			m->full_why = "a path that cannot be read";
-			break;
-		}
-		if (moved && within(m->src, path)) {
-			m->full_why = "SRC or a directory above it moved";
-			break;
-		}
-		if (!within(path, m->src))
-			continue;
-		if (moved)
-			ret = (m->skip & SKIP_MOVED) ? 0 :
-			      strv_add(&m->rec, rel_of(m, path),
-				       strlen(rel_of(m, path)));
-		else
-			ret = (m->skip & SKIP_DIR) ? 0 :
-			      add_dir(m, rel_of(m, path));
-	}
-	sqlite3_finalize(st);
-	return ret ? ret : (int)m->s.err;
+	if (!p || !len || len >= sz || memchr(p, 0, len))
+		return -EINVAL;
+	memcpy(out, p, len);
+	out[len] = 0;
+	return 0;
 }
 
-static int take_answer(struct mirror *m, const char *json, size_t len,
-		       char *cursor, size_t csz)
+/*
+ * A dir or moved entry: the work it makes, or m->full_why. 0 or
+ * -ENOMEM.
+ */
+static int take_dir(struct mirror *m, const struct vbjournal_entry *e)
 {
-	char path[PATH_MAX], canon[PATH_MAX];
-	sqlite3_stmt *st;
-	const char *c;
-	int ret;
+	bool moved = e->kind == VBJOURNAL_MOVED;
+	char path[PATH_MAX];
 
-	if (sqlite3_prepare_v2(m->s.db, "SELECT json_extract(?1, '$.cursor'), "
-			       "json_extract(?1, '$.version')", -1, &st,
-			       NULL) != SQLITE_OK)
-		return vbj_fail(&m->s, "reading the answer");
-	sqlite3_bind_text(st, 1, json, len, SQLITE_STATIC);
-	ret = sqlite3_step(st) == SQLITE_ROW ? 0 : -EINVAL;
-	c = (const char *)sqlite3_column_text(st, 0);
-	if (!ret && (!c || strlen(c) >= csz || sqlite3_column_int(st, 1) != 1))
-		ret = -EINVAL;
-	if (!ret)
-		strcpy(cursor, c);
-	sqlite3_finalize(st);
-	if (ret) {
-		fprintf(stderr, "vbjournal mirror: the answer of vbjournal "
-			"changes is not of JSON version 1\n");
-		return 1;
-	}
-	/* a rescan of SRC's filesystem, or of one inside it */
-	if (sqlite3_prepare_v2(m->s.db, "SELECT json_extract(value, '$.path'), "
-			       "json_extract(value, '$.path_hex'), "
-			       "json_extract(value, '$.reason') FROM "
-			       "json_each(?1, '$.rescan')", -1, &st,
-			       NULL) != SQLITE_OK)
-		return vbj_fail(&m->s, "reading the answer");
-	sqlite3_bind_text(st, 1, json, len, SQLITE_STATIC);
-	while (!(m->skip & SKIP_RESCAN) && sqlite3_step(st) == SQLITE_ROW) {
-		if (sqlite3_column_type(st, 0) == SQLITE_NULL ||
-		    row_path(st, 0, path, sizeof(path))) {
-			m->full_why = "a rescan of a filesystem the journal "
-				      "does not know";
-			break;
-		}
-		if (!realpath(path, canon))
-			snprintf(canon, sizeof(canon), "%s", path);
-		if (within(m->src, canon) || within(canon, m->src)) {
-			m->full_why = "the journal requires a rescan";
-			break;
-		}
-	}
-	sqlite3_finalize(st);
-	if (m->full_why)
+	if (e->gone)
+		return 0;	/* its parent is named */
+	if (e->path_source != VBJOURNAL_PATH_HANDLE) {
+		m->full_why = "a directory named by its stored path or handle "
+			      "only (vbjournal mirror runs as root)";
 		return 0;
-	ret = take_dirs(m, json, len, "dirs", false);
-	if (!ret && !m->full_why)
-		ret = take_dirs(m, json, len, "moved", true);
-	if (ret || m->full_why || (m->skip & SKIP_FILE))
-		return ret;
-	/* files: every name of each, or a full run */
-	if (sqlite3_prepare_v2(m->s.db, "SELECT count(*) FROM json_each(?1, "
-			       "'$.files') WHERE NOT json_extract(value, "
-			       "'$.gone') AND NOT json_extract(value, "
-			       "'$.names_complete')", -1, &st, NULL) != SQLITE_OK)
-		return vbj_fail(&m->s, "reading the answer");
-	sqlite3_bind_text(st, 1, json, len, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0))
+	}
+	if (entry_path(e->path, e->path_len, path, sizeof(path))) {
+		m->full_why = "a path that cannot be read";
+		return 0;
+	}
+	if (moved && within(m->src, path)) {
+		m->full_why = "SRC or a directory above it moved";
+		return 0;
+	}
+	if (!within(path, m->src))
+		return 0;
+	if (moved)
+		return (m->skip & SKIP_MOVED) ? 0 :
+		       strv_add(&m->rec, rel_of(m, path),
+				strlen(rel_of(m, path)));
+	return (m->skip & SKIP_DIR) ? 0 : add_dir(m, rel_of(m, path));
+}
+
+/* A file entry: each of its names, or m->full_why. 0 or -ENOMEM. */
+static int take_file(struct mirror *m, const struct vbjournal_entry *e)
+{
+	size_t i;
+	int ret = 0;
+
+	if (m->skip & SKIP_FILE)
+		return 0;
+	if (!e->gone && !e->names_complete) {
 		m->full_why = "a file whose names were not all found";
-	sqlite3_finalize(st);
-	if (m->full_why)
 		return 0;
-	if (sqlite3_prepare_v2(m->s.db, "SELECT json_extract(n.value, '$.path'), "
-			       "json_extract(n.value, '$.path_hex') FROM "
-			       "json_each(?1, '$.files') f, json_each(f.value, "
-			       "'$.names') n", -1, &st, NULL) != SQLITE_OK)
-		return vbj_fail(&m->s, "reading the answer");
-	sqlite3_bind_text(st, 1, json, len, SQLITE_STATIC);
-	while (!ret && sqlite3_step(st) == SQLITE_ROW) {
-		if (row_path(st, 0, path, sizeof(path))) {
+	}
+	for (i = 0; !ret && i < e->nnames; i++) {
+		const char *path = e->names[i];
+
+		if (strlen(path) >= PATH_MAX) {
 			m->full_why = "a path that cannot be read";
-			break;
+			return 0;
 		}
 		if (!within(path, m->src) || !strcmp(path, m->src))
 			continue;
 		m->nfiles++;
-		ret = strv_add(&m->list, rel_of(m, path), strlen(rel_of(m, path)));
+		ret = strv_add(&m->list, rel_of(m, path),
+			       strlen(rel_of(m, path)));
 	}
-	sqlite3_finalize(st);
 	return ret;
+}
+
+/* A rescan entry: a full run when it is of SRC's filesystem. */
+static const char *take_rescan(struct mirror *m,
+			       const struct vbjournal_entry *e)
+{
+	char path[PATH_MAX], canon[PATH_MAX];
+
+	if (m->skip & SKIP_RESCAN)
+		return NULL;
+	if (entry_path(e->path, e->path_len, path, sizeof(path)))
+		return "a rescan of a filesystem the journal does not know";
+	if (!realpath(path, canon))
+		snprintf(canon, sizeof(canon), "%s", path);
+	if (within(m->src, canon) || within(canon, m->src))
+		return "the journal requires a rescan";
+	return NULL;
+}
+
+/*
+ * The journal's answer since m->cursor under SRC (libvbjournal, in
+ * this process: the handles opened here), turned into this run's work
+ * or m->full_why; its cursor into cursor. 0; -ESTALE the journal
+ * cannot answer from the cursor (a full run); or an exit status.
+ */
+static int take_changes(struct mirror *m, char *cursor, size_t csz)
+{
+	const struct vbjournal_entry *e;
+	struct vbjournal_changes *it;
+	const char *rescan = NULL;
+	struct vbjournal *j;
+	int ret;
+
+	ret = vbjournal_open(&j, m->journal, 0);
+	if (ret) {
+		fprintf(stderr, "vbjournal mirror: %s\n",
+			j ? vbjournal_errmsg(j) : strerror(-ret));
+		vbjournal_close(j);
+		return vbj_exit_of(ret);
+	}
+	ret = vbjournal_changes(j, m->cursor, m->src, 0, &it);
+	if (ret) {
+		if (ret != -ESTALE) {
+			fprintf(stderr, "vbjournal mirror: %s\n",
+				vbjournal_errmsg(j));
+			ret = ret == -EINVAL || ret == -EXDEV ? 1 :
+			      vbj_exit_of(ret);
+		}
+		vbjournal_close(j);
+		return ret;
+	}
+	snprintf(cursor, csz, "%s", vbjournal_changes_cursor(it));
+	/* a rescan (the last entries) makes a full run whatever came before */
+	while ((ret = vbjournal_changes_next(it, &e)) > 0) {
+		if (e->kind == VBJOURNAL_RESCAN) {
+			if (!rescan)
+				rescan = take_rescan(m, e);
+			continue;
+		}
+		if (m->full_why)
+			continue;
+		if (e->kind == VBJOURNAL_FILE)
+			ret = take_file(m, e);
+		else
+			ret = take_dir(m, e);
+		if (ret < 0)
+			break;
+	}
+	if (ret < 0)
+		fprintf(stderr, "vbjournal mirror: %s\n", ret == -ENOMEM ?
+			strerror(ENOMEM) : vbjournal_errmsg(j));
+	else if (rescan)
+		m->full_why = rescan;
+	vbjournal_changes_free(it);
+	vbjournal_close(j);
+	return ret < 0 ? (ret == -ENOMEM ? 1 : vbj_exit_of(ret)) : 0;
 }
 
 /* ---- runs ---- */
@@ -910,36 +909,21 @@ static int partial_then_full(struct mirror *m, int ret)
 
 static int incremental(struct mirror *m)
 {
-	const char *args[] = { "changes", "--since", m->cursor, "--under",
-			       m->src, "--json", NULL };
 	char cursor[64], path[PATH_MAX + 32];
-	size_t len = 0;
-	char *json = NULL;
+	double t[5];
 	struct stat st;
-	int rc, ret;
+	int ret;
 
 	snprintf(path, sizeof(path), "%s/full", m->state);
 	if (!stat(path, &st))
 		return full_run(m, "a full run was interrupted");
-	rc = self(m, args, &json, &len);
-	if (rc == 3) {
-		free(json);
+	t[0] = now_s();
+	ret = take_changes(m, cursor, sizeof(cursor));
+	t[2] = now_s();
+	if (ret == -ESTALE)
 		return full_run(m, "full rescan required");
-	}
-	if (rc) {
-		free(json);
-		if (rc < 0)
-			fprintf(stderr, "vbjournal mirror: vbjournal changes: "
-				"%s\n", strerror(-rc));
-		return rc < 0 || rc == 2 ? 1 : rc;
-	}
-	ret = take_answer(m, json, len, cursor, sizeof(cursor));
-	free(json);
-	if (ret) {
-		if (m->s.err)
-			fprintf(stderr, "vbjournal mirror: %s\n", m->s.why);
-		return ret < 0 ? 1 : ret;
-	}
+	if (ret)
+		return ret;
 	if (m->full_why)
 		return full_run(m, m->full_why);
 	/* subtrees an interrupted run was copying whole */
@@ -977,12 +961,19 @@ static int incremental(struct mirror *m)
 	/* the subtrees to copy whole, kept until the cursor moves */
 	if (m->rec.n && save_list(m, "plan", &m->rec))
 		return 1;
+	t[3] = now_s();
 	ret = sync_list(m, &m->list, false);
 	if (!ret)
 		ret = sync_list(m, &m->rec, true);
 	if (ret)
 		return ret;
-	return finish(m, cursor, false);
+	t[4] = now_s();
+	ret = finish(m, cursor, false);
+	if (m->verbose)
+		fprintf(stderr, "vbjournal mirror: times: changes %.3f s, "
+			"rsync %.3f s, finish %.3f s\n", t[2] - t[0],
+			t[4] - t[3], now_s() - t[4]);
+	return ret;
 }
 
 int vbj_mirror_main(int argc, char **argv)

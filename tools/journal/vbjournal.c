@@ -97,7 +97,7 @@ static void usage(FILE *f)
  * The exit status of a failure the library reports (vbjournal(1)):
  * 4-9 the journal cannot be used, 1 anything else.
  */
-static int exit_of(int err)
+int vbj_exit_of(int err)
 {
 	switch (err) {
 	case -ENOENT:
@@ -121,7 +121,7 @@ static int exit_of(int err)
 static int fail(struct vbjournal *j, int err)
 {
 	fprintf(stderr, "vbjournal: %s\n", vbjournal_errmsg(j));
-	return exit_of(err);
+	return vbj_exit_of(err);
 }
 
 static void hex(const unsigned char *p, int n, char *out)
