@@ -94,6 +94,11 @@ bool vbj_disk_full(struct vbj_store *s)
 	       sys == ENOSPC || sys == EDQUOT;
 }
 
+bool vbj_busy(struct vbj_store *s)
+{
+	return s->db && (sqlite3_errcode(s->db) & 0xff) == SQLITE_BUSY;
+}
+
 /* One statement with text/int64 arguments ('t', 'i', 'b' + len). */
 static int vbj_run(struct vbj_store *s, const char *sql, const char *types,
 		   ...)

@@ -91,6 +91,8 @@ int vbj_exec(struct vbj_store *s, const char *sql);
  * an error to stop on. Asked before a ROLLBACK, which clears it.
  */
 bool vbj_disk_full(struct vbj_store *s);
+/* The last failure: another connection kept the write lock (SQLITE_BUSY). */
+bool vbj_busy(struct vbj_store *s);
 
 /* The first column of sql's first row, dflt when none or NULL (or on
    an error, which vbj_fail() records). */

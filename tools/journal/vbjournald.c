@@ -729,6 +729,8 @@ static int drain(struct daemon *d)
 	if (ret) {
 		if (vbj_disk_full(&d->st))
 			ret = -ENOSPC;
+		else if (vbj_busy(&d->st))
+			ret = -EBUSY;
 		if (!sqlite3_get_autocommit(d->st.db))
 			vbj_exec(&d->st, "ROLLBACK");
 		/* counted again when they are stored */
@@ -834,6 +836,8 @@ static int checkpoint(struct daemon *d)
 		ret = vbj_commit(&d->st);
 	if (ret && vbj_disk_full(&d->st))
 		ret = -ENOSPC;
+	else if (ret && vbj_busy(&d->st))
+		ret = -EBUSY;
 	if (ret && !sqlite3_get_autocommit(d->st.db))
 		vbj_exec(&d->st, "ROLLBACK");
 	/* what the trim freed back to the disk; a failure costs only space */
@@ -1027,7 +1031,7 @@ int main(int argc, char **argv)
 	char boot[64];
 	uint64_t next, last, wd_usec, wd_next = 0, retry_at = 0, full_since = 0;
 	unsigned int full_tries = 0;
-	bool full = false;
+	bool full = false, full_busy = false;
 	int c, i, ret, lock;
 	pid_t holder;
 
@@ -1240,26 +1244,38 @@ int main(int argc, char **argv)
 					    vbj_last_closed(&d.st), d.nfs);
 			}
 		}
-		if (ret == -ENOSPC) {
+		if (ret == -ENOSPC || ret == -EBUSY) {
 			/*
 			 * Nothing is acked: the writers wait (up to --timeout,
 			 * then as --fail-closed says), nothing read is lost.
+			 * EBUSY: another connection (the namer thread, a
+			 * consumer registering) kept the journal's write lock
+			 * past SQLite's 10 s wait; a slow disk under load can
+			 * do that, and it passes: tried again each second.
 			 */
-			unsigned int wait = full_backoff_ms(full_tries++);
+			bool busy = ret == -EBUSY;
+			unsigned int wait = busy ? 1000 :
+					    full_backoff_ms(full_tries++);
 
 			if (!full) {
 				full_since = now_ms();
-				vbjd_log(LOG_ERR, "%s: the journal's filesystem is "
-					  "full: nothing is acknowledged, writers "
-					  "wait; retrying", d.journal);
+				full_busy = busy;
+				vbjd_log(busy ? LOG_WARNING : LOG_ERR,
+					 "%s: %s: nothing is acknowledged, "
+					 "writers wait; retrying", d.journal,
+					 busy ? "the journal stayed locked by "
+					 "another connection" :
+					 "the journal's filesystem is full");
 			} else {
-				vbjd_log(LOG_DEBUG, "%s: still full, retry in "
-					 "%u ms", d.journal, wait);
+				vbjd_log(LOG_DEBUG, "%s: still %s, retry in "
+					 "%u ms", d.journal,
+					 busy ? "locked" : "full", wait);
 			}
 			full = true;
 			retry_at = now_ms() + wait;
-			vbjd_notify("STATUS=journal disk full (%s): not "
-				    "acknowledging, retry in %u s", d.journal,
+			vbjd_notify("STATUS=journal %s (%s): not "
+				    "acknowledging, retry in %u s",
+				    busy ? "locked" : "disk full", d.journal,
 				    wait / 1000);
 			continue;
 		}
@@ -1268,8 +1284,9 @@ int main(int argc, char **argv)
 		if (full) {
 			full = false;
 			full_tries = 0;
-			vbjd_log(LOG_NOTICE, "%s: space again after %" PRIu64
+			vbjd_log(LOG_NOTICE, "%s: %s again after %" PRIu64
 				 " s: acknowledging", d.journal,
+				 full_busy ? "unlocked" : "space",
 				 (now_ms() - full_since) / 1000);
 			vbjd_notify("STATUS=epoch %" PRId64 " durable, %d "
 				    "filesystems", vbj_last_closed(&d.st), d.nfs);
