@@ -26,6 +26,7 @@
 
 #include "barrier.h"
 #include "client.h"
+#include "hookreg.h"
 #include "tracking.h"
 #include "vfsb.h"
 
@@ -238,8 +239,11 @@ struct vfsb_breq *vfsb_barrier_begin(struct vfsb_client *c,
 				     struct vfsb_sb **vsbs, unsigned int n,
 				     u32 flags)
 {
-	struct vfsb_breq *req = vfsb_breq_alloc(c, vsbs, n);
+	struct vfsb_breq *req;
 
+	/* calls no section covered, before the barrier that closes them */
+	vfsb_hookreg_check_missed();
+	req = vfsb_breq_alloc(c, vsbs, n);
 	if (!IS_ERR(req))
 		vfsb_breq_run(req, flags);
 	return req;
@@ -303,6 +307,7 @@ int vfsb_barrier_start(struct vfsb_client *c, struct vfsb_sb **vsbs,
 {
 	struct vfsb_breq *req;
 
+	vfsb_hookreg_check_missed();
 	spin_lock_irq(&c->async_lock);
 	if (c->nr_async >= VFSB_MAX_ASYNC) {
 		spin_unlock_irq(&c->async_lock);

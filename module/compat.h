@@ -60,6 +60,17 @@
 #endif
 
 /*
+ * Return hooks of the data helpers (spans.c): fprobe where the kernel
+ * has it (Debian's 6.12 and 7.x: CONFIG_FPROBE=y, exported), whose
+ * handlers got pt_regs until 6.13 and ftrace_regs after, when it moved
+ * onto the function graph tracer; kretprobes otherwise (Debian's 6.1
+ * has no CONFIG_FPROBE).
+ */
+#if defined(VFSB_HAVE_FPROBE_PTREGS) || defined(VFSB_HAVE_FPROBE_FREGS)
+#define VFSB_SPAN_FPROBE	1
+#endif
+
+/*
  * SRCU readers that end in another task or in interrupt context (async
  * I/O completion, task work): srcu_down_read()/srcu_up_read() where the
  * kernel has them; before, the raw pair they wrap, which skips lockdep's

@@ -4,12 +4,15 @@
  *
  * hooks.c owns the table of what is hooked; this file only registers it.
  * Every entry callback of the table shares one ftrace_ops, every
- * redirect another, and the one return probe (AIO's) is a kretprobe.
- * A redirect moves the call (into its wrapper) on any tracked
- * filesystem: its ops has ftrace's IPMODIFY, which ftrace grants one ops
- * per function. An entry callback moves a call only in intent mode
- * (hooks.c), and so do the redirects of the namespace helpers
- * (intent_only), which go with the entry callbacks: their ops has none,
+ * redirect another, AIO's return probe is a kretprobe, and the data
+ * helpers' sections from entry to return are spans.c's return hooks
+ * (fprobe, or kretprobes): none of these holds IPMODIFY. A redirect
+ * moves the call (into its wrapper) on any tracked filesystem: its ops
+ * has ftrace's IPMODIFY, which ftrace grants one ops per function; only
+ * vfs_iocb_iter_write() and io_write() are left there. An entry
+ * callback moves a call only in intent mode (hooks.c), and so do the
+ * redirects of the namespace and data helpers (intent_only), which go
+ * with the entry callbacks: their ops has none,
  * and a third ops, with no callback of its own, takes IPMODIFY on the
  * functions of theirs that may move while an intent subscriber exists
  * (see "Moving calls" below): a livepatch or a kprobe with a
@@ -41,6 +44,7 @@
 
 #include "emit.h"
 #include "hookreg.h"
+#include "spans.h"
 #include "tracking.h"
 #include "vfsb.h"
 #include "vfsb_trace.h"
@@ -152,6 +156,8 @@ struct vfsb_ftgroup {
 
 static struct vfsb_ftgroup vfsb_entry_group, vfsb_redirect_group;
 static struct kretprobe *vfsb_rps;	/* one per table entry, when live */
+/* spans' missed calls when last looked at; under vfsb_hooks_mutex */
+static unsigned long vfsb_spans_missed_seen;
 static u32 vfsb_cov_live, vfsb_cov_known;
 static atomic_long_t vfsb_recursion_skips = ATOMIC_LONG_INIT(0);
 
@@ -223,7 +229,8 @@ static enum vfsb_hook_type vfsb_hook_ops(const struct vfsb_hook *h)
  * An intent-only redirect, in the entry callbacks' ops: the call goes
  * on in its wrapper only where vfsb_move_ops holds the function, else
  * where it would have gone (its hooks inside settle the change as one
- * that cannot wait). The wrapper's own call is let through.
+ * that cannot wait, its return hook brackets it). The wrapper's own
+ * call is let through.
  */
 static void vfsb_entry_redirect(const struct vfsb_live *l, unsigned long pip,
 				struct ftrace_regs *fregs, int bit)
@@ -232,9 +239,13 @@ static void vfsb_entry_redirect(const struct vfsb_live *l, unsigned long pip,
 
 	if (within_module(pip, THIS_MODULE))
 		return;
+	/*
+	 * Nested: a data helper's return hook is skipped too, whatever
+	 * the mode (an fprobe counts that in nmissed, a kretprobe's kprobe
+	 * does not: 6.1 arch/x86/kernel/kprobes/ftrace.c 24-26).
+	 */
 	if (bit < 0) {
-		if (h->redirect(fregs))
-			vfsb_recursion_missed();
+		vfsb_recursion_missed();
 		return;
 	}
 	vfsb_hook_hit(h);
@@ -546,6 +557,7 @@ static void vfsb_hooks_unregister(void)
 	vfsb_moves_unregister();
 	/* openers first, closers last */
 	vfsb_ftgroup_unregister(&vfsb_redirect_group);
+	vfsb_spans_unregister();
 	vfsb_rps_unregister();
 	vfsb_ftgroup_unregister(&vfsb_entry_group);
 	WRITE_ONCE(vfsb_cov_live, 0);
@@ -575,6 +587,10 @@ static int vfsb_hooks_register(void)
 				    addr, vfsb_entry_cb, 0);
 	if (!ret)
 		ret = vfsb_rps_register(&cov);
+	if (!ret)
+		ret = vfsb_spans_register(vfsb_hooks, addr, vfsb_nr_hooks, cov);
+	if (!ret)
+		vfsb_spans_missed_seen = 0;
 	if (!ret)
 		ret = vfsb_ftgroup_register(&vfsb_redirect_group,
 					    VFSB_HOOK_REDIRECT, cov, addr,
@@ -764,6 +780,47 @@ u32 vfsb_hookreg_unwaited(void)
 	ret = vfsb_cov_unwaited;
 	mutex_unlock(&vfsb_hooks_mutex);
 	return ret;
+}
+
+/*
+ * Whether the entry callbacks' hook at ip may move its call now (the
+ * module holds the function's IPMODIFY): for a return hook at the same
+ * function, whose entry may run before or after the entry callback.
+ * Any context; the table is written before any return hook goes in.
+ */
+bool vfsb_hookreg_moves(unsigned long ip)
+{
+	const struct vfsb_live *l = vfsb_live_slot(&vfsb_entry_group, ip);
+
+	return l && READ_ONCE(l->moves);
+}
+
+/*
+ * The calls the return hooks of the data helpers missed (spans.c): no
+ * instance was free, or the probe was skipped, nested in another
+ * probe's handler or tracer. Such a call went on without a section
+ * and, for the helpers whose return hook announces the change
+ * (vfs_fallocate(), clone, dedupe, fs-verity, fscrypt), unannounced:
+ * only the mechanism's counters say so. A barrier looks first, so a
+ * miss before it gives every tracked filesystem a RESCAN
+ * (VFSB_RESCAN_NO_RETURN) in the epoch the barrier closes, as an
+ * unfenced announcement does.
+ */
+void vfsb_hookreg_check_missed(void)
+{
+	unsigned long sum;
+
+	mutex_lock(&vfsb_hooks_mutex);
+	sum = vfsb_spans_missed();
+	if (vfsb_hooks_live && sum != vfsb_spans_missed_seen) {
+		pr_info_ratelimited("return hooks missed %lu calls: RESCAN\n",
+				    sum - vfsb_spans_missed_seen);
+		vfsb_spans_missed_seen = sum;
+		rcu_read_lock();
+		vfsb_tracking_all_rcu(vfsb_emit_rescan, VFSB_RESCAN_NO_RETURN);
+		rcu_read_unlock();
+	}
+	mutex_unlock(&vfsb_hooks_mutex);
 }
 
 /* Called with vfsb_hooks_mutex held, at each change of state. */

@@ -16,7 +16,12 @@ enum vfsb_hook_type {
 	VFSB_HOOK_REDIRECT,
 	/* a kretprobe: entry and return handlers with per-call data */
 	VFSB_HOOK_RETPROBE,
+	/* a section from the call's entry to its return (spans.c) */
+	VFSB_HOOK_SPAN,
 };
+
+struct vfsb_span_call;
+struct vfsb_span;
 
 struct vfsb_hook {
 	const char *symbol;
@@ -61,6 +66,13 @@ struct vfsb_hook {
 	kretprobe_handler_t rp_entry;
 	kretprobe_handler_t rp_return;
 	size_t rp_data;
+	/*
+	 * SPAN: at the call's entry (preemption off), whether a section
+	 * was opened, which span_exit() ends at the call's return.
+	 */
+	bool (*span_enter)(const struct vfsb_span_call *c,
+			   struct vfsb_span *d);
+	void (*span_exit)(struct vfsb_span *d);
 };
 
 /* Entries in the hook table at most: the callbacks' lookup is sized so. */
@@ -75,6 +87,8 @@ void vfsb_hookreg_exit(void);
 void vfsb_hookreg_intent_get(void);
 void vfsb_hookreg_intent_put(void);
 u32 vfsb_hookreg_unwaited(void);
+bool vfsb_hookreg_moves(unsigned long ip);
+void vfsb_hookreg_check_missed(void);
 
 /*
  * Whether the entry callback running now may move its call (make the

@@ -13,9 +13,11 @@
  *    frozen filesystem holds none), mnt_drop_write*() closes it;
  *  - the exported helpers that kernel threads use for data (nfsd,
  *    ksmbd, overlayfs, loop, cachefiles: vfs_iter_write(),
- *    kernel_write(), vfs_fallocate(), ...) are redirected to wrappers
- *    that hold the section around the call; vfs_iocb_iter_write()'s
- *    wrapper holds it until the iocb completes;
+ *    kernel_write(), vfs_fallocate(), ...) hold it from their entry to
+ *    their return, seen by a return probe, or, for an intent
+ *    subscriber's filesystem, are redirected to wrappers that hold it
+ *    around the call; vfs_iocb_iter_write()'s wrapper holds it until
+ *    the iocb completes;
  *  - io_uring and AIO submissions open it, their completion closes it.
  * Every announcing hook (the security_inode_*() checks, rw_verify_area()
  * of data writes, the page_mkwrite fault...) then makes sure a section
@@ -57,6 +59,7 @@
 #include "intent.h"
 #include "ring.h"
 #include "sections.h"
+#include "spans.h"
 #include "tracking.h"
 
 #define ARG(n) ((void *)vfsb_fregs_arg(fregs, n))
@@ -438,20 +441,30 @@ static void vfsb_release_access(struct super_block *sb)
 		vfsb_section_end(&s);
 }
 
+/*
+ * The data helpers' calls go on in their wrappers only on a filesystem
+ * an intent subscriber watches: the wrapper is where a call waits for
+ * its ack. Elsewhere a return hook brackets them (vfsb_span_enter()).
+ */
+static bool vfsb_intent_tracked(struct super_block *sb)
+{
+	return sb && vfsb_tracked(sb) && vfsb_sb_has_intent(sb);
+}
+
 static bool vfsb_redirect_file0(struct ftrace_regs *fregs)
 {
-	return vfsb_tracked(vfsb_file_sb(ARG(0)));
+	return vfsb_intent_tracked(vfsb_file_sb(ARG(0)));
 }
 
 /* data wrappers: the file written is argument 0, or 2 */
 static bool vfsb_redirect_data0(struct ftrace_regs *fregs)
 {
-	return vfsb_tracked(vfsb_data_sb(ARG(0)));
+	return vfsb_intent_tracked(vfsb_data_sb(ARG(0)));
 }
 
 static bool vfsb_redirect_data2(struct ftrace_regs *fregs)
 {
-	return vfsb_tracked(vfsb_data_sb(ARG(2)));
+	return vfsb_intent_tracked(vfsb_data_sb(ARG(2)));
 }
 
 static void vfsb_on_drop_write(struct ftrace_regs *fregs)
@@ -722,6 +735,41 @@ static noinline void vfsb_mkwrite_change(struct ftrace_regs *fregs)
 }
 
 /*
+ * ---- the data helpers: a section from entry to return ----
+ *
+ * vfs_iter_write(), kernel_write(), vfs_fallocate() and the other
+ * exported helpers that kernel threads write through (nfsd, ksmbd,
+ * loop, overlayfs, io-wq) need a section from their entry to their
+ * return: such a thread never returns to user space, where a section
+ * opened by the hook inside would end. A return hook brackets them
+ * (spans.c: fprobe, or kretprobes where the kernel has no fprobe;
+ * vfsb_span_enter() and vfsb_span_exit() below), which needs no
+ * IPMODIFY, so a livepatch on any of them, or a watch while one is
+ * there, is not refused. The helpers move into
+ * their wrappers (below) only on a filesystem an intent subscriber
+ * watches, through the entry callbacks' ops, with IPMODIFY taken for
+ * that while such a subscriber exists (hookreg.c, "Moving calls").
+ *
+ * A moved call meets both: the return hook's entry fires at the
+ * helper's entry (before or after the move: ftrace runs the two ops in
+ * its own order) and hooks the return of that call, which is now the
+ * wrapper's; the wrapper's own call of the helper is not bracketed
+ * again (its return address is in this module). Both sections are
+ * keyed by where the call's return address is on the stack, which the
+ * moved call shares with its wrapper (ftrace resumes at the wrapper on
+ * the helper's stack), and the wrapper's first act ends the return
+ * hook's (VFSB_OUTER_SPAN_END()): the wrapper holds its own, and lets
+ * it go while it waits for an ack. The return hook then finds nothing
+ * to end. Exactly one section per call; nested calls (overlayfs'
+ * vfs_iter_write() of its upper file inside a write to the overlay,
+ * do_splice_direct()'s write inside sendfile(2)) each have their own
+ * slot.
+ */
+#define VFSB_OUTER_SPAN_END()						\
+	vfsb_task_span_end((const char *)__builtin_frame_address(0) +	\
+			   sizeof(unsigned long), 0)
+
+/*
  * The data wrappers that kernel threads write through (nfsd:
  * vfs_iter_write() in 6.1 and 6.12, fs/nfsd/vfs.c nfsd_vfs_write(),
  * and vfs_iocb_iter_write() with a kiocb on its stack in 7.x; ksmbd:
@@ -762,6 +810,7 @@ static ssize_t notrace vfsb_wrap_vfs_iter_write(struct file *file,
 	ssize_t ret;
 	int err;
 
+	VFSB_OUTER_SPAN_END();
 	vfsb_call_start(&c, sb);
 	do {
 		vfsb_park_begin(&park, file);
@@ -782,6 +831,7 @@ static ssize_t notrace vfsb_wrap_kernel_write(struct file *file,
 	ssize_t ret;
 	int err;
 
+	VFSB_OUTER_SPAN_END();
 	vfsb_call_start(&c, sb);
 	do {
 		vfsb_park_begin(&park, file);
@@ -820,23 +870,31 @@ static noinline void vfsb_kernel_write_change(struct ftrace_regs *fregs)
 	}
 }
 
-static typeof(vfs_fallocate) vfsb_wrap_vfs_fallocate;
-static int notrace vfsb_wrap_vfs_fallocate(struct file *file, int mode,
-					   loff_t offset, loff_t len)
+static void vfsb_fallocate_event(struct vfsb_event *ev, struct file *file,
+				 int mode, loff_t offset, loff_t len)
 {
-	struct vfsb_call c;
-	int ret;
-	struct vfsb_event ev = {
+	*ev = (struct vfsb_event){
 		.reasons = VFSB_R_DATA_WRITE, .mode = mode,
 		.inode = file_inode(file), .dentry = file_dentry(file),
 		.offset = offset, .length = len,
 	};
-
 	/* collapsing or inserting a range moves everything after it */
 	if (mode & (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE)) {
-		ev.flags = VFSB_RECF_TO_EOF;
-		ev.length = 0;
+		ev->flags = VFSB_RECF_TO_EOF;
+		ev->length = 0;
 	}
+}
+
+static typeof(vfs_fallocate) vfsb_wrap_vfs_fallocate;
+static int notrace vfsb_wrap_vfs_fallocate(struct file *file, int mode,
+					   loff_t offset, loff_t len)
+{
+	struct vfsb_event ev;
+	struct vfsb_call c;
+	int ret;
+
+	VFSB_OUTER_SPAN_END();
+	vfsb_fallocate_event(&ev, file, mode, offset, len);
 	ret = vfsb_call_announce(&c, vfsb_file_sb(file), &ev);
 	if (ret)
 		return ret;
@@ -855,6 +913,7 @@ static ssize_t notrace vfsb_wrap_vfs_copy_file_range(struct file *in,
 	struct vfsb_call c;
 	ssize_t ret;
 
+	VFSB_OUTER_SPAN_END();
 	vfsb_call_start(&c, vfsb_file_sb(out));
 	ret = vfs_copy_file_range(in, pos_in, out, pos_out, len, flags);
 	vfsb_call_finish(&c);
@@ -869,6 +928,7 @@ vfsb_wrap_do_splice_direct(struct file *in, loff_t *ppos, struct file *out,
 	vfsb_splice_direct_ret ret;
 	struct vfsb_call c;
 
+	VFSB_OUTER_SPAN_END();
 	vfsb_call_start(&c, vfsb_file_sb(out));
 	ret = do_splice_direct(in, ppos, out, opos, len, flags);
 	vfsb_call_finish(&c);
@@ -876,13 +936,19 @@ vfsb_wrap_do_splice_direct(struct file *in, loff_t *ppos, struct file *out,
 }
 
 /* FICLONE*, FIDEDUPERANGE: a length of 0 means "to the end of file". */
+static void vfsb_remap_event(struct vfsb_event *ev, struct file *file,
+			     loff_t pos, loff_t len)
+{
+	vfsb_data_event(ev, file, VFSB_R_DATA_WRITE,
+			len ? 0 : VFSB_RECF_TO_EOF, pos, len);
+}
+
 static int vfsb_call_announce_remap(struct vfsb_call *c, struct file *file,
 				    loff_t pos, loff_t len)
 {
 	struct vfsb_event ev;
 
-	vfsb_data_event(&ev, file, VFSB_R_DATA_WRITE,
-			len ? 0 : VFSB_RECF_TO_EOF, pos, len);
+	vfsb_remap_event(&ev, file, pos, len);
 	return vfsb_call_announce(c, vfsb_file_sb(file), &ev);
 }
 
@@ -895,7 +961,10 @@ static loff_t notrace vfsb_wrap_vfs_clone_file_range(struct file *in,
 {
 	struct vfsb_call c;
 	loff_t ret;
-	int err = vfsb_call_announce_remap(&c, out, pos_out, len);
+	int err;
+
+	VFSB_OUTER_SPAN_END();
+	err = vfsb_call_announce_remap(&c, out, pos_out, len);
 
 	if (err)
 		return err;
@@ -912,7 +981,10 @@ vfsb_wrap_vfs_dedupe_file_range_one(struct file *src, loff_t src_pos,
 {
 	struct vfsb_call c;
 	loff_t ret;
-	int err = vfsb_call_announce_remap(&c, dst, dst_pos, len);
+	int err;
+
+	VFSB_OUTER_SPAN_END();
+	err = vfsb_call_announce_remap(&c, dst, dst_pos, len);
 
 	if (err)
 		return err;
@@ -937,8 +1009,10 @@ static int notrace vfsb_wrap_fsverity_ioctl_enable(struct file *file,
 						   const void __user *arg)
 {
 	struct vfsb_call c;
-	int ret = vfsb_call_announce_file_attr(&c, file);
+	int ret;
 
+	VFSB_OUTER_SPAN_END();
+	ret = vfsb_call_announce_file_attr(&c, file);
 	if (ret)
 		return ret;
 	ret = fsverity_ioctl_enable(file, arg);
@@ -951,13 +1025,122 @@ static int notrace vfsb_wrap_fscrypt_ioctl_set_policy(struct file *file,
 						      const void __user *arg)
 {
 	struct vfsb_call c;
-	int ret = vfsb_call_announce_file_attr(&c, file);
+	int ret;
 
+	VFSB_OUTER_SPAN_END();
+	ret = vfsb_call_announce_file_attr(&c, file);
 	if (ret)
 		return ret;
 	ret = fscrypt_ioctl_set_policy(file, arg);
 	vfsb_call_finish(&c);
 	return ret;
+}
+
+#define CARG(n) ((void *)c->args[n])
+
+/*
+ * A return hook's entry (spans.c: preemption off, in the call's task).
+ * ev: the change the call makes, announced here, inside the section
+ * (NULL: a hook inside the call announces it: rw_verify_area()'s).
+ * Whether a section was opened, for vfsb_span_exit() at the return.
+ *
+ * Where the call will be moved into its wrapper (an intent subscriber
+ * watches, the module holds the function's IPMODIFY), the wrapper
+ * announces and waits; this one does not, and if the call was not
+ * moved after all (the subscriber left in between) its filesystem
+ * gets a RESCAN at its return.
+ */
+static bool vfsb_span_enter(const struct vfsb_span_call *c,
+			    struct vfsb_span *d, struct super_block *sb,
+			    const struct vfsb_event *ev)
+{
+	struct vfsb_intent_req req = { };
+
+	/* a wrapper's own call: the wrapper holds the section */
+	if (within_module(c->ret_ip, THIS_MODULE))
+		return false;
+	if (!vfsb_task_span_begin(sb, c->key))
+		return false;
+	d->key = c->key;
+	d->unannounced = false;
+	if (!ev)
+		return true;
+	if (vfsb_hookreg_moves(c->ip) && vfsb_sb_has_intent(sb)) {
+		d->unannounced = true;
+		return true;
+	}
+	vfsb_announce_change(sb, ev, true, &req);
+	/* no wrapper to wait in: on unacked, with a RESCAN */
+	if (req.in)
+		vfsb_intent_unwaited(&req);
+	return true;
+}
+
+/* At the return of a call whose section vfsb_span_enter() opened. */
+static void vfsb_span_exit(struct vfsb_span *d)
+{
+	vfsb_task_span_end(d->key, d->unannounced ? VFSB_RESCAN_NO_HOOK : 0);
+}
+
+/* (file, ...): the write's hook inside announces it */
+static bool vfsb_span_data0(const struct vfsb_span_call *c,
+			    struct vfsb_span *d)
+{
+	struct super_block *sb = vfsb_data_sb(CARG(0));
+
+	return vfsb_sb_maybe_tracked(sb) && vfsb_span_enter(c, d, sb, NULL);
+}
+
+/* (in, pos_in, out, ...): splice, copy_file_range */
+static bool vfsb_span_data2(const struct vfsb_span_call *c,
+			    struct vfsb_span *d)
+{
+	struct super_block *sb = vfsb_data_sb(CARG(2));
+
+	return vfsb_sb_maybe_tracked(sb) && vfsb_span_enter(c, d, sb, NULL);
+}
+
+/* vfs_fallocate(file, mode, offset, len) */
+static bool vfsb_span_vfs_fallocate(const struct vfsb_span_call *c,
+				    struct vfsb_span *d)
+{
+	struct file *file = CARG(0);
+	struct super_block *sb = vfsb_data_sb(file);
+	struct vfsb_event ev;
+
+	if (!vfsb_sb_maybe_tracked(sb))
+		return false;
+	vfsb_fallocate_event(&ev, file, (int)c->args[1], (loff_t)c->args[2],
+			     (loff_t)c->args[3]);
+	return vfsb_span_enter(c, d, sb, &ev);
+}
+
+/* clone, dedupe: (src, src_pos, dst, dst_pos, len, flags) */
+static bool vfsb_span_remap(const struct vfsb_span_call *c,
+			    struct vfsb_span *d)
+{
+	struct file *file = CARG(2);
+	struct super_block *sb = vfsb_data_sb(file);
+	struct vfsb_event ev;
+
+	if (!vfsb_sb_maybe_tracked(sb))
+		return false;
+	vfsb_remap_event(&ev, file, (loff_t)c->args[3], (loff_t)c->args[4]);
+	return vfsb_span_enter(c, d, sb, &ev);
+}
+
+/* fsverity_ioctl_enable(), fscrypt_ioctl_set_policy(): (file, arg) */
+static bool vfsb_span_file_attr(const struct vfsb_span_call *c,
+				struct vfsb_span *d)
+{
+	struct file *file = CARG(0);
+	struct super_block *sb = vfsb_file_sb(file);
+	struct vfsb_event ev;
+
+	if (!vfsb_sb_maybe_tracked(sb))
+		return false;
+	vfsb_dentry_event(&ev, file_dentry(file), VFSB_R_ATTRIB, NULL);
+	return vfsb_span_enter(c, d, sb, &ev);
 }
 
 /* ---- namespace changes by kernel threads: their helpers ---- */
@@ -1267,6 +1450,12 @@ static void vfsb_iocb_complete(struct kiocb *iocb, long res)
 			return;
 	}
 	done(iocb, res);
+}
+
+/* vfs_iocb_iter_write(file, ...) is moved on every watched filesystem */
+static bool vfsb_redirect_iocb(struct ftrace_regs *fregs)
+{
+	return vfsb_tracked(vfsb_data_sb(ARG(0)));
 }
 
 static typeof(vfs_iocb_iter_write) vfsb_wrap_vfs_iocb_iter_write;
@@ -1619,6 +1808,12 @@ static_assert(__same_type(((struct kiocb *)NULL)->ki_complete,
 	  .wrapper = (unsigned long)vfsb_wrap_##fn, .cov = cov_, __VA_ARGS__ }
 #define REDIRECT(fn, decide, cov_, ...) \
 	REDIRECT_SYM(fn, #fn, decide, cov_, __VA_ARGS__)
+#define INTENT_REDIRECT(fn, decide, cov_, ...) \
+	REDIRECT(fn, decide, cov_, .intent_only = true, __VA_ARGS__)
+#define SPAN(sym, kind, cov_, ...) \
+	{ .symbol = sym, .type = VFSB_HOOK_SPAN, \
+	  .span_enter = vfsb_span_##kind, .span_exit = vfsb_span_exit, \
+	  .cov = cov_, __VA_ARGS__ }
 #define RETPROBE(fn, cov_, ...) \
 	{ .symbol = #fn, .type = VFSB_HOOK_RETPROBE, \
 	  .rp_entry = vfsb_rp_##fn##_entry, .rp_return = vfsb_rp_##fn##_return, \
@@ -1680,21 +1875,36 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 
 	/* data */
 	ENTRY("rw_verify_area", vfsb_on_rw_verify, VFSB_COV_DATA),
-	REDIRECT(vfs_iter_write, vfsb_redirect_data0, VFSB_COV_DATA),
-	REDIRECT(vfs_fallocate, vfsb_redirect_data0, VFSB_COV_DATA),
-	REDIRECT(kernel_write, vfsb_redirect_data0, VFSB_COV_KERNEL_WRITE),
+	SPAN("vfs_iter_write", data0, VFSB_COV_DATA),
+	INTENT_REDIRECT(vfs_iter_write, vfsb_redirect_data0, VFSB_COV_DATA),
+	SPAN("vfs_fallocate", vfs_fallocate, VFSB_COV_DATA),
+	INTENT_REDIRECT(vfs_fallocate, vfsb_redirect_data0, VFSB_COV_DATA),
+	SPAN("kernel_write", data0, VFSB_COV_KERNEL_WRITE),
+	INTENT_REDIRECT(kernel_write, vfsb_redirect_data0,
+			VFSB_COV_KERNEL_WRITE),
 	ENTRY("__kernel_write", vfsb_on_kernel_write, VFSB_COV_KERNEL_WRITE),
-	REDIRECT(do_splice_direct, vfsb_redirect_data2, VFSB_COV_SPLICE),
-	REDIRECT(vfs_copy_file_range, vfsb_redirect_data2, VFSB_COV_SPLICE),
-	REDIRECT(vfs_clone_file_range, vfsb_redirect_data2, VFSB_COV_REMAP),
-	REDIRECT(vfs_dedupe_file_range_one, vfsb_redirect_data2,
-		 VFSB_COV_REMAP),
+	SPAN("do_splice_direct", data2, VFSB_COV_SPLICE),
+	INTENT_REDIRECT(do_splice_direct, vfsb_redirect_data2, VFSB_COV_SPLICE),
+	SPAN("vfs_copy_file_range", data2, VFSB_COV_SPLICE),
+	INTENT_REDIRECT(vfs_copy_file_range, vfsb_redirect_data2,
+			VFSB_COV_SPLICE),
+	SPAN("vfs_clone_file_range", remap, VFSB_COV_REMAP),
+	INTENT_REDIRECT(vfs_clone_file_range, vfsb_redirect_data2,
+			VFSB_COV_REMAP),
+	SPAN("vfs_dedupe_file_range_one", remap, VFSB_COV_REMAP),
+	INTENT_REDIRECT(vfs_dedupe_file_range_one, vfsb_redirect_data2,
+			VFSB_COV_REMAP),
 	ENTRY("do_page_mkwrite", vfsb_on_mkwrite, VFSB_COV_MMAP,
 	      .optional = true),
+	SPAN(VFSB_VERITY_SYMBOL, file_attr, VFSB_COV_VERITY, .optional = true),
 	REDIRECT_SYM(fsverity_ioctl_enable, VFSB_VERITY_SYMBOL,
-		     vfsb_redirect_file0, VFSB_COV_VERITY, .optional = true),
+		     vfsb_redirect_file0, VFSB_COV_VERITY, .optional = true,
+		     .intent_only = true),
+	SPAN(VFSB_FSCRYPT_SYMBOL, file_attr, VFSB_COV_FSCRYPT,
+	     .optional = true),
 	REDIRECT_SYM(fscrypt_ioctl_set_policy, VFSB_FSCRYPT_SYMBOL,
-		     vfsb_redirect_file0, VFSB_COV_FSCRYPT, .optional = true),
+		     vfsb_redirect_file0, VFSB_COV_FSCRYPT, .optional = true,
+		     .intent_only = true),
 
 	/* async: submission and completion, a group each */
 	REDIRECT(io_write, vfsb_redirect_io_write, VFSB_COV_IO_URING,
@@ -1708,7 +1918,7 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 	RETPROBE(aio_write, VFSB_COV_AIO, .optional = true),
 	CLOSER("aio_complete_rw", vfsb_on_complete, VFSB_COV_AIO,
 	       .optional = true),
-	REDIRECT(vfs_iocb_iter_write, vfsb_redirect_data0, VFSB_COV_IOCB),
+	REDIRECT(vfs_iocb_iter_write, vfsb_redirect_iocb, VFSB_COV_IOCB),
 };
 
 static_assert(ARRAY_SIZE(vfsb_hook_table) <= VFSB_HOOKS_MAX);

@@ -383,6 +383,8 @@ static long vfsb_ioc_checkpoint(struct vfsb_client *c, void *arg)
 
 	if (!in || cp->flags)
 		return -EINVAL;
+	/* a call no return hook saw gives its RESCAN to the epoch it closes */
+	vfsb_hookreg_check_missed();
 	/*
 	 * Records announced from here on carry the next epoch; those of
 	 * the closed one were announced inside sections that began before

@@ -125,7 +125,10 @@ void vfsb_section_missed(struct vfsb_sb *vsb, u32 why)
 struct vfsb_held {
 	struct vfsb_section s;		/* VFSB_HOLD_WANT: none (zero) */
 	enum vfsb_hold kind;
-	/* VFSB_HOLD_SUBMIT: the request; VFSB_HOLD_WANT: the superblock */
+	/*
+	 * VFSB_HOLD_SUBMIT: the request; VFSB_HOLD_WANT: the superblock;
+	 * VFSB_HOLD_SPAN: the call's return address slot
+	 */
 	const void *key;
 };
 
@@ -677,6 +680,61 @@ void vfsb_task_submit_end(const void *key, bool queued)
 	vfsb_task_forget(VFSB_HOLD_SUBMIT, NULL, key);
 	if (!queued && vfsb_async_untrack(key, &s, NULL))
 		vfsb_section_end(&s);
+}
+
+/*
+ * A call of a data helper (vfs_fallocate(), vfs_iter_write() and the
+ * rest: hooks.c) from its entry to its return, seen by a return hook:
+ * its section is kept under key (where the call's return address is on
+ * the stack, unique among the calls in progress) until
+ * vfsb_task_span_end() of the same key, by the return hook or by the
+ * wrapper the call was moved into. Meanwhile the task is inside it
+ * (announcements are fenced). Any context the helpers run in; never
+ * sleeps. Whether a span was opened: if not, the call is unbracketed
+ * (counted and reported here when it was for want of room).
+ */
+bool vfsb_task_span_begin(struct super_block *sb, const void *key)
+{
+	struct vfsb_section s;
+	int ret;
+
+	if (!vfsb_section_begin(sb, &s, false))
+		return false;
+	ret = PTR_ERR_OR_ZERO(vfsb_task_push(&s, VFSB_HOLD_SPAN, key));
+	if (ret) {
+		vfsb_section_missed(s.vsb, vfsb_hold_why(ret));
+		vfsb_section_end(&s);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The call behind key returned, or went on in a wrapper that brackets
+ * it itself: its section ends, if it is still there (the first of the
+ * two ends it; the other finds nothing). missed: VFSB_RESCAN_* for its
+ * filesystem first, 0 for none.
+ */
+void vfsb_task_span_end(const void *key, u32 missed)
+{
+	struct vfsb_task *t = vfsb_task_find();
+	struct vfsb_section s;
+	int i;
+
+	if (!t)
+		return;
+	for (i = t->nr - 1; i >= 0; i--) {
+		if (t->held[i].kind == VFSB_HOLD_SPAN &&
+		    t->held[i].key == key) {
+			s = t->held[i].s;
+			vfsb_task_drop(t, i);
+			vfsb_task_put(t);
+			if (missed)
+				vfsb_section_missed(s.vsb, missed);
+			vfsb_section_end(&s);
+			return;
+		}
+	}
 }
 
 /* ---- sections of async writes, by request ---- */

@@ -29,6 +29,7 @@ enum vfsb_hold {
 	VFSB_HOLD_SYSCALL,	/* the task's return to user space ends it */
 	VFSB_HOLD_MARK,		/* a wrapper's call: the wrapper owns it */
 	VFSB_HOLD_SUBMIT,	/* an async submission: the request owns it */
+	VFSB_HOLD_SPAN,		/* a call, entry to return: its return hook */
 };
 
 bool vfsb_section_begin(struct super_block *sb, struct vfsb_section *s,
@@ -49,6 +50,8 @@ bool vfsb_task_check_cover(struct super_block *sb);
 void vfsb_task_submit_begin(struct super_block *sb, const void *key,
 			    bool armed);
 void vfsb_task_submit_end(const void *key, bool queued);
+bool vfsb_task_span_begin(struct super_block *sb, const void *key);
+void vfsb_task_span_end(const void *key, u32 missed);
 
 int vfsb_async_track(const void *key, const struct vfsb_section *s,
 		     void *priv);

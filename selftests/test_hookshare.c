@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -275,6 +276,135 @@ TEST(post_handler_kprobe_on_write_access_loads_while_watched)
 	close(dev);
 	umount2(DIR_T, MNT_DETACH);
 }
+
+/* The data helpers' writes, by a system call that reaches each. */
+static int op_fallocate(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = fallocate(fd, 0, 0, 8192) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* sendfile(2) to a regular file: do_splice_direct() */
+static int op_sendfile(const char *path)
+{
+	int in = open(DIR_T "/e/src", O_RDONLY | O_CLOEXEC);
+	int out = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n = -1;
+
+	if (in >= 0 && out >= 0)
+		n = sendfile(out, in, NULL, 3);
+	if (n < 0)
+		n = -errno;
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return n == 3 ? 0 : n < 0 ? (int)n : -EIO;
+}
+
+/* copy_file_range(2): vfs_copy_file_range() */
+static int op_copy_range(const char *path)
+{
+	int in = open(DIR_T "/e/src", O_RDONLY | O_CLOEXEC);
+	int out = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n = -1;
+
+	if (in >= 0 && out >= 0)
+		n = copy_file_range(in, NULL, out, NULL, 3, 0);
+	if (n < 0)
+		n = -errno;
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return n == 3 ? 0 : n < 0 ? (int)n : -EIO;
+}
+
+static const struct data_helper {
+	const char *params;	/* the test module's: who holds what */
+	int (*op)(const char *path);
+} data_helpers[] = {
+	{ "ipmodify=vfs_fallocate", op_fallocate },
+	{ "ipmodify=do_splice_direct", op_sendfile },
+	{ "ipmodify=vfs_copy_file_range", op_copy_range },
+};
+
+/*
+ * The data helpers that kernel threads write through (vfs_fallocate(),
+ * do_splice_direct(), vfs_copy_file_range() and the rest) are moved
+ * into wrappers only for an intent subscriber: with none, a livepatch
+ * (an ftrace_ops with IPMODIFY) on one loads while a filesystem is
+ * watched, fires, and the helper's write is still announced inside its
+ * section, none missed.
+ */
+static void livepatch_loads_while_watched(struct __test_metadata *_metadata,
+					  const struct data_helper *d)
+{
+	int dev;
+
+	testko_unload();
+	ASSERT_EQ(0, setup_fs());
+	ASSERT_EQ(0, put_file(DIR_T "/e/src", "xyz"));
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_subscribe(dev, 0, 0, 0, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_T));
+	ASSERT_EQ(0, testko_load(d->params));
+	EXPECT_EQ(0, d->op(DIR_T "/d/f"));
+	EXPECT_LT(0, testko_hits());
+	expect_fenced(_metadata, dev, VFSB_R_DATA_WRITE);
+	EXPECT_EQ(0, testko_unload());
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * The other way round: with a livepatch on a data helper first, a
+ * watch begins, and the helper's write is bracketed and recorded.
+ */
+static void watch_begins_beside_livepatch(struct __test_metadata *_metadata,
+					  const struct data_helper *d)
+{
+	int dev;
+
+	testko_unload();
+	ASSERT_EQ(0, setup_fs());
+	ASSERT_EQ(0, put_file(DIR_T "/e/src", "xyz"));
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, wait_hooks_off(dev));
+	ASSERT_EQ(0, testko_load(d->params));
+	ASSERT_EQ(0, vfsb_subscribe(dev, 0, 0, 0, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_T));
+	EXPECT_EQ(0, d->op(DIR_T "/d/f"));
+	EXPECT_LT(0, testko_hits());
+	expect_fenced(_metadata, dev, VFSB_R_DATA_WRITE);
+	close(dev);
+	EXPECT_EQ(0, testko_unload());
+	param_set("hooks_linger_ms", "10000");
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/* A test per helper: each registers the hooks anew (slow on debug kernels). */
+#define DATA_HELPER_TESTS(name, i)					\
+TEST(livepatch_on_##name##_loads_while_watched)				\
+{									\
+	livepatch_loads_while_watched(_metadata, &data_helpers[i]);	\
+}									\
+TEST(watch_begins_while_a_livepatch_holds_##name)			\
+{									\
+	watch_begins_beside_livepatch(_metadata, &data_helpers[i]);	\
+}
+
+DATA_HELPER_TESTS(vfs_fallocate, 0)
+DATA_HELPER_TESTS(do_splice_direct, 1)
+DATA_HELPER_TESTS(vfs_copy_file_range, 2)
 
 /*
  * A livepatch-like user of mnt_want_write()'s IPMODIFY first, then the

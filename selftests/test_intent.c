@@ -1037,10 +1037,14 @@ TEST(subscriber_own_writes_do_not_wait)
 
 /*
  * fallocate() goes through a wrapper that may sleep: it waits there,
- * with its section ended, and announces again once acked.
+ * with its section ended, and announces again once acked. The return
+ * probe on vfs_fallocate() also saw the call the wrapper stands in for:
+ * its section is the wrapper's to end (a barrier passes the wait), and
+ * once the call is done no section is left or ended twice.
  */
 TEST(fallocate_waits_in_its_wrapper)
 {
+	struct vfsb_sb_stats sst;
 	union rec u;
 	struct vfsb_record *r = &u.r;
 	struct child ch;
@@ -1063,6 +1067,9 @@ TEST(fallocate_waits_in_its_wrapper)
 	child_end(&ch);
 	ASSERT_EQ(0, stat(DIR_T "/d/f", &st));
 	EXPECT_EQ(8192, st.st_size);
+	ASSERT_EQ(0, vfsb_stats_path(dev, DIR_T, &sst));
+	EXPECT_EQ(0, sst.in_flight);
+	EXPECT_EQ(0, sst.missed);
 	close(dev);
 	umount2(DIR_T, MNT_DETACH);
 }

@@ -9,6 +9,11 @@
  *    arm_kprobe_ftrace()), as a livepatch does: the load fails with
  *    the kprobe's error (EBUSY when another ftrace_ops holds IPMODIFY
  *    there). hits counts the pre_handler's calls.
+ *  - ipmodify=SYM: at load, an ftrace_ops with FTRACE_OPS_FL_IPMODIFY
+ *    on SYM, as a livepatch registers on each function it replaces
+ *    (kernel/livepatch/patch.c, klp_patch_func()): the load fails with
+ *    ftrace's error (EBUSY when another ftrace_ops holds IPMODIFY
+ *    there). Its callback only counts (hits) and moves nothing.
  *  - recurse_write=PATH (written at run time): appends a line to PATH
  *    with kernel_write() while this task holds ftrace's recursion
  *    guard, as a kprobe or ftrace handler that writes a file does: every
@@ -17,6 +22,7 @@
  * Never loaded anywhere but a test guest.
  */
 #include <linux/fs.h>
+#include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/trace_recursion.h>
@@ -28,6 +34,10 @@ MODULE_PARM_DESC(kprobe, "function to put a kprobe on at load");
 static bool post;
 module_param(post, bool, 0444);
 MODULE_PARM_DESC(post, "give the kprobe a post_handler (IPMODIFY)");
+
+static char *ipmodify;
+module_param(ipmodify, charp, 0444);
+MODULE_PARM_DESC(ipmodify, "function to hold ftrace's IPMODIFY on at load");
 
 static atomic_long_t hits = ATOMIC_LONG_INIT(0);
 
@@ -56,6 +66,48 @@ static void vtk_post(struct kprobe *p, struct pt_regs *regs,
 static struct kprobe vtk_kp = {
 	.pre_handler = vtk_pre,
 };
+
+static void notrace vtk_ftrace_cb(unsigned long ip, unsigned long pip,
+				  struct ftrace_ops *op,
+				  struct ftrace_regs *fregs)
+{
+	atomic_long_inc(&hits);
+}
+
+static struct ftrace_ops vtk_ops = {
+	.func = vtk_ftrace_cb,
+	.flags = FTRACE_OPS_FL_IPMODIFY,
+};
+
+static bool vtk_ops_registered;
+
+/*
+ * A livepatch's hold on a function, without patching anything. The
+ * function's address from a disabled kprobe, as vfsbarrier finds it
+ * (a filter by name takes seconds under TCG).
+ */
+static int vtk_ipmodify_register(void)
+{
+	struct kprobe kp = {
+		.symbol_name = ipmodify, .flags = KPROBE_FLAG_DISABLED,
+	};
+	int ret = register_kprobe(&kp);
+
+	if (ret)
+		return ret;
+	unregister_kprobe(&kp);
+	ret = ftrace_set_filter_ip(&vtk_ops, (unsigned long)kp.addr, 0, 0);
+	if (!ret)
+		ret = register_ftrace_function(&vtk_ops);
+	if (ret) {
+		ftrace_free_filter(&vtk_ops);
+		pr_info("vfsb_testkmod: IPMODIFY ftrace_ops on %s: %d\n",
+			ipmodify, ret);
+		return ret;
+	}
+	vtk_ops_registered = true;
+	return 0;
+}
 
 /*
  * The recursion guard of this task's context taken twice (the second
@@ -112,15 +164,25 @@ static int __init vtk_init(void)
 {
 	int ret;
 
+	if (ipmodify) {
+		ret = vtk_ipmodify_register();
+		if (ret)
+			return ret;
+	}
 	if (!kprobe)
 		return 0;
 	vtk_kp.symbol_name = kprobe;
 	if (post)
 		vtk_kp.post_handler = vtk_post;
 	ret = register_kprobe(&vtk_kp);
-	if (ret)
+	if (ret) {
 		pr_info("vfsb_testkmod: kprobe on %s%s: %d\n", kprobe,
 			post ? " with a post_handler" : "", ret);
+		if (vtk_ops_registered) {
+			unregister_ftrace_function(&vtk_ops);
+			ftrace_free_filter(&vtk_ops);
+		}
+	}
 	return ret;
 }
 
@@ -128,6 +190,10 @@ static void __exit vtk_exit(void)
 {
 	if (kprobe)
 		unregister_kprobe(&vtk_kp);
+	if (vtk_ops_registered) {
+		unregister_ftrace_function(&vtk_ops);
+		ftrace_free_filter(&vtk_ops);
+	}
 }
 
 module_init(vtk_init);
