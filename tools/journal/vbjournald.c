@@ -82,7 +82,7 @@ struct daemon {
 	int64_t base;		/* the journal epoch of module epoch 1 */
 	unsigned int interval_ms;
 	unsigned int timeout_ms;
-	unsigned int ckpt_slice_ms;	/* 0 until the first checkpoint */
+	unsigned int ckpt_slice_ms;	/* CKPT_SLICE_MS or _OLD_MS */
 	unsigned int commit_delay_ms;	/* tests: --commit-delay */
 	int64_t max_changes;	/* the journal's size cap, in rows */
 	int64_t max_bytes;	/* and in bytes (0: none) */
@@ -457,9 +457,12 @@ static int setup_fs(struct daemon *d, const char *boot)
 	 * us: store_batch() would store nothing from it. Only where the
 	 * module coalesces that way (an older one would drop hard links).
 	 */
-	if (!vfsb_get_version(d->dev, &v) &&
-	    (v.features & VFSB_FEAT_JOURNAL_COALESCE))
+	if (vfsb_get_version(d->dev, &v))
+		v.features = 0;
+	if (v.features & VFSB_FEAT_JOURNAL_COALESCE)
 		flags |= VFSB_SUB_COALESCE;
+	d->ckpt_slice_ms = v.features & VFSB_FEAT_CKPT_KEPT ?
+			   CKPT_SLICE_MS : CKPT_SLICE_OLD_MS;
 	snprintf(d->sub, sizeof(d->sub), "ring %u flags %u timeout %u",
 		 4U << 20, flags, d->timeout_ms);
 	for (i = 0; i < d->nfs; i++)
@@ -686,6 +689,20 @@ static int store_batch(struct daemon *d, char *buf, size_t n, __u64 *ack)
 }
 
 /*
+ * A failed transaction's error: -ENOSPC for a full journal disk, -EBUSY
+ * for a write lock another connection kept past SQLite's wait (the main
+ * loop retries both, acking nothing), else ret as it is.
+ */
+static int store_errno(struct daemon *d, int ret)
+{
+	if (!ret)
+		return 0;
+	if (vbj_disk_full(&d->st))
+		return -ENOSPC;
+	return vbj_busy(&d->st) ? -EBUSY : ret;
+}
+
+/*
  * Reads what there is, stores it durably, then acks it. What was read
  * stays in d->pend until its commit succeeds: a commit that fails (the
  * journal's disk full: -ENOSPC) loses nothing and acks nothing, and the
@@ -727,10 +744,7 @@ static int drain(struct daemon *d)
 	if (!ret)
 		ret = vbj_commit(&d->st);
 	if (ret) {
-		if (vbj_disk_full(&d->st))
-			ret = -ENOSPC;
-		else if (vbj_busy(&d->st))
-			ret = -EBUSY;
+		ret = store_errno(d, ret);
 		if (!sqlite3_get_autocommit(d->st.db))
 			vbj_exec(&d->st, "ROLLBACK");
 		/* counted again when they are stored */
@@ -783,15 +797,6 @@ static int checkpoint(struct daemon *d)
 	__u64 closed;
 	int i, ret;
 
-	if (!d->ckpt_slice_ms) {
-		struct vfsb_version v;
-
-		ret = vfsb_get_version(d->dev, &v);
-		if (ret)
-			return ret;
-		d->ckpt_slice_ms = v.features & VFSB_FEAT_CKPT_KEPT ?
-				   CKPT_SLICE_MS : CKPT_SLICE_OLD_MS;
-	}
 	do {
 		/* acks keep flowing while the barrier waits */
 		ret = drain(d);
@@ -834,10 +839,7 @@ static int checkpoint(struct daemon *d)
 		ret = save_stats(d);
 	if (!ret)
 		ret = vbj_commit(&d->st);
-	if (ret && vbj_disk_full(&d->st))
-		ret = -ENOSPC;
-	else if (ret && vbj_busy(&d->st))
-		ret = -EBUSY;
+	ret = store_errno(d, ret);
 	if (ret && !sqlite3_get_autocommit(d->st.db))
 		vbj_exec(&d->st, "ROLLBACK");
 	/* what the trim freed back to the disk; a failure costs only space */
