@@ -477,7 +477,7 @@ static int set_consumer(struct mirror *m, const char *cursor, char *out,
 static int journal_failed(const struct mirror *m, int err)
 {
 	fprintf(stderr, "vbjournal mirror: %s\n", vbjournal_errmsg(m->j));
-	return vbj_exit_of(err);
+	return cli_journal_exit(err);
 }
 
 /* ---- rsync ---- */
@@ -763,7 +763,7 @@ static int take_changes(struct mirror *m, char *cursor, size_t csz)
 			fprintf(stderr, "vbjournal mirror: %s\n",
 				vbjournal_errmsg(m->j));
 			ret = ret == -EINVAL || ret == -EXDEV ? 1 :
-			      vbj_exit_of(ret);
+			      cli_journal_exit(ret);
 		}
 		return ret;
 	}
@@ -790,7 +790,7 @@ static int take_changes(struct mirror *m, char *cursor, size_t csz)
 	else if (rescan)
 		m->full_why = rescan;
 	vbjournal_changes_free(it);
-	return ret < 0 ? (ret == -ENOMEM ? 1 : vbj_exit_of(ret)) : 0;
+	return ret < 0 ? (ret == -ENOMEM ? 1 : cli_journal_exit(ret)) : 0;
 }
 
 /* ---- runs ---- */
@@ -1135,7 +1135,7 @@ int vbj_mirror_main(int argc, char **argv)
 		fprintf(stderr, "vbjournal mirror: %s\n", m.j ?
 			vbjournal_errmsg(m.j) : strerror(-ret));
 		vbjournal_close(m.j);
-		return vbj_exit_of(ret);
+		return cli_journal_exit(ret);
 	}
 	if (!m.have_state)
 		ret = full_run(&m, "first run");
