@@ -3,7 +3,8 @@
  * What the command-line tools (vbctl, vbjournal, vbjournald) share
  * beyond the device: checked output at exit (closeout.c), names
  * escaped for text output (escape.c), numbers and the like parsed
- * strictly (parse.c), usage errors (usage.c). One
+ * strictly (parse.c), usage errors (usage.c), the exit statuses of a
+ * journal's failures (jexit.c). One
  * implementation each, so that the tools agree.
  */
 #ifndef VFSB_CLI_H
@@ -58,6 +59,15 @@ int cli_parse_size(const char *s, unsigned long long min,
 int cli_parse_ms(const char *s, unsigned long long min, unsigned long long max,
 		 unsigned long long *out);
 int cli_parse_bool(const char *s, bool *out);
+
+/*
+ * The exit status of vbjournal, vbjournal mirror and vbjournal-publish
+ * for a failure libvbjournal reports as -err (jexit.c, vbjournal(1)):
+ * 4 no journal (-ENOENT), 5 permission denied (-EACCES), 6 not a
+ * journal (-EMEDIUMTYPE), 7 empty (-ENODATA), 8 truncated (-EBADMSG),
+ * 9 corrupt (-EUCLEAN), 1 anything else.
+ */
+int cli_journal_exit(int err);
 
 /*
  * A usage error (usage.c): "PROG: what is wrong (PROG --help: usage)"

@@ -69,20 +69,78 @@ static int set_consumer(struct vbjournal *j, const char *name, int64_t epoch,
 	return 0;
 }
 
-VBJ_EXPORT int vbjournal_register(struct vbjournal *j, const char *name,
-				  char *buf, size_t size)
+/*
+ * register_at()'s work inside its transaction: the epoch to register at
+ * (cursor, or the last closed when NULL), checked, then the consumer
+ * added or (move) set there.
+ */
+static int register_in(struct vbjournal *j, const char *name,
+		       const char *cursor, bool move, int64_t *epoch)
+{
+	int64_t closed, old;
+	int ret;
+
+	closed = vbj_last_closed(&j->s);
+	if (j->s.err)
+		return vbj_errno(j);
+	*epoch = closed;
+	if (cursor) {
+		ret = vbj_check_cursor(j, cursor, epoch);
+		if (ret)
+			return ret;
+		if (*epoch > closed)
+			return vbj_error(j, ERANGE, "%s: after the current "
+					 "cursor", cursor);
+	}
+	if (!move)
+		return set_consumer(j, name, *epoch, true);
+	ret = consumer_epoch(j, name, &old);
+	if (ret && ret != -ENOENT)
+		return ret;
+	vbj_reset(j);
+	return set_consumer(j, name, *epoch, ret == -ENOENT);
+}
+
+VBJ_EXPORT int vbjournal_register_at(struct vbjournal *j, const char *name,
+				     const char *cursor, unsigned int flags,
+				     char *buf, size_t size)
 {
 	int64_t e;
 	int ret;
 
 	vbj_reset(j);
-	if (size < VBJOURNAL_CURSOR_MAX)
+	if (flags & ~VBJOURNAL_REGISTER_MOVE)
+		return vbj_error(j, EINVAL, "unknown flags 0x%x", flags);
+	if (buf && size < VBJOURNAL_CURSOR_MAX)
 		return vbj_format_cursor(j, 0, buf, size);
-	e = vbj_last_closed(&j->s);
-	if (j->s.err)
+	/*
+	 * the check and the row in one transaction: no trim comes between
+	 * (vbjournald's trims keep what the consumers' rows ask for)
+	 */
+	if (sqlite3_exec(j->s.db, "BEGIN IMMEDIATE", NULL, NULL, NULL) !=
+	    SQLITE_OK) {
+		vbj_fail(&j->s, "registering");
 		return vbj_errno(j);
-	ret = set_consumer(j, name, e, true);
-	return ret ? ret : vbj_format_cursor(j, e, buf, size);
+	}
+	ret = register_in(j, name, cursor, flags & VBJOURNAL_REGISTER_MOVE, &e);
+	if (!ret && sqlite3_exec(j->s.db, "COMMIT", NULL, NULL, NULL) !=
+	    SQLITE_OK) {
+		vbj_fail(&j->s, "registering");
+		ret = vbj_errno(j);
+	}
+	if (ret && !sqlite3_get_autocommit(j->s.db)) {
+		/* the failure's reason, not the rollback's */
+		sqlite3_exec(j->s.db, "ROLLBACK", NULL, NULL, NULL);
+	}
+	if (ret || !buf)
+		return ret;
+	return vbj_format_cursor(j, e, buf, size);
+}
+
+VBJ_EXPORT int vbjournal_register(struct vbjournal *j, const char *name,
+				  char *buf, size_t size)
+{
+	return vbjournal_register_at(j, name, NULL, 0, buf, size);
 }
 
 VBJ_EXPORT int vbjournal_unregister(struct vbjournal *j, const char *name)

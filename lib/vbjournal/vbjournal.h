@@ -4,10 +4,11 @@
  * "what may have changed since cursor C" (libvbjournal(3)).
  *
  * ABI: the soname is libvbjournal.so.1 and every function below carries
- * the symbol version VBJOURNAL_1.0. Within soname 1 functions are only
- * added (under a new symbol version), never changed or removed. The
- * structures are allocated by the library and handed out by pointer:
- * never allocate, copy or embed one; fields are only appended.
+ * the symbol version VBJOURNAL_1.0, but those marked with a later one
+ * (libvbjournal.map). Within soname 1 functions are only added (under a
+ * new symbol version), never changed or removed. The structures are
+ * allocated by the library and handed out by pointer: never allocate,
+ * copy or embed one; fields are only appended.
  *
  * Errors: a function that can fail returns a negative errno value and
  * leaves a one-line reason for vbjournal_errmsg(). The journal's SQLite
@@ -23,8 +24,8 @@
 extern "C" {
 #endif
 
-/* This header's version of the API (1.0 = 0x10000). */
-#define VBJOURNAL_API_VERSION	0x10000
+/* This header's version of the API (1.0 = 0x10000, 1.1 = 0x10100). */
+#define VBJOURNAL_API_VERSION	0x10100
 /* Where vbjournald keeps its journal by default. */
 #define VBJOURNAL_DEFAULT_DIR	"/var/lib/vbjournal"
 /* Room for any cursor ("JOURNAL-ID:EPOCH") with its NUL. */
@@ -154,6 +155,26 @@ int vbjournal_process(struct vbjournal *j);
 /* From the current cursor, given in buf. -EEXIST, -EACCES read-only. */
 int vbjournal_register(struct vbjournal *j, const char *name, char *buf,
 		       size_t size);
+
+/* vbjournal_register_at() flags: one registered already is moved there. */
+#define VBJOURNAL_REGISTER_MOVE	0x1u
+
+/*
+ * VBJOURNAL_1.1. Registers name at cursor (NULL: the current cursor),
+ * checked and set in one transaction, so that from its return the
+ * journal keeps every epoch after it; the cursor registered into buf
+ * (NULL: not wanted; else size at least VBJOURNAL_CURSOR_MAX). With
+ * VBJOURNAL_REGISTER_MOVE a consumer of that name is moved to it,
+ * forwards or back (a consumer whose own copy went back to an older
+ * cursor). 0; -EEXIST registered already (without MOVE); -ESTALE the
+ * journal cannot answer from that cursor (another journal's, trimmed,
+ * ahead); -ERANGE a cursor after the current one; -EINVAL not a cursor
+ * or unknown flags; -ENOSPC; -EACCES read-only; -errno.
+ */
+int vbjournal_register_at(struct vbjournal *j, const char *name,
+			  const char *cursor, unsigned int flags, char *buf,
+			  size_t size);
+
 /*
  * The consumer has processed everything up to cursor. -ENOENT not
  * registered; -ESTALE the journal cannot answer from that cursor;

@@ -124,6 +124,7 @@ def _load():
             ("vbjournal_fd", i, [p]),
             ("vbjournal_process", i, [p]),
             ("vbjournal_register", i, [p, s, s, sz]),
+            ("vbjournal_register_at", i, [p, s, s, u, s, sz]),
             ("vbjournal_ack", i, [p, s, s]),
             ("vbjournal_unregister", i, [p, s]),
             ("vbjournal_consumer_cursor", i, [p, s, s, sz]),
@@ -328,6 +329,15 @@ class Journal:
     def register(self, name):
         """A named consumer from the current cursor, which it returns."""
         return self._cursor_call(_lib.vbjournal_register, name.encode())
+
+    def register_at(self, name, cursor=None, move=False):
+        """A named consumer at cursor (None: the current one), which it
+        returns; the journal keeps every epoch after it from then on.
+        With move, one of that name is moved there, forwards or back.
+        Raises RescanRequired when the journal cannot answer from the
+        cursor. Needs libvbjournal 1.1 (VBJOURNAL_1.1)."""
+        return self._cursor_call(_lib.vbjournal_register_at, name.encode(),
+                                 _enc(cursor), 1 if move else 0)
 
     def ack(self, name, cursor):
         """The consumer has processed everything up to cursor."""

@@ -17,14 +17,18 @@
  *
  * It asks libvbjournal what changed since C under SRC (what `vbjournal
  * changes --since C --under SRC` answers) in this process, where the
- * directories' handles are opened. Its state (the cursor it has
+ * directories' handles are opened, and keeps its consumer there too:
+ * the public API alone (libvbjournal(3)), as a vendor's consumer would.
+ * Its state (the cursor it has
  * mirrored up to, SRC, the size of the tree at the last full run)
  * lives in DST/.vbjournal-mirror/
  * (excluded from every transfer), written with fsync and rename after
  * syncfs() of DST: the cursor moves only once what rsync wrote is on
  * disk, so a crash of the mirror repeats work and never skips any. It
- * also acks a registered consumer (default "mirror") in the journal, so
- * that the journal keeps the epochs it has not mirrored yet.
+ * also keeps a registered consumer (default "mirror") in the journal at
+ * that cursor, never ahead of it, so that the journal keeps the epochs
+ * it has not mirrored yet; one an admin unregistered is registered
+ * again.
  *
  * First run (no state): the cursor is taken first (after a checkpoint
  * with --checkpoint), the consumer registered at it, then the full copy;
@@ -50,7 +54,6 @@
 
 #include "cli.h"
 #include "mirror.h"
-#include "store.h"
 
 #define STATE_DIR	".vbjournal-mirror"
 #define STATE_VERSION	1
@@ -80,7 +83,7 @@ struct mirror {
 	bool checkpoint, force_full, progress, verbose, checksum;
 	unsigned int skip;	/* VBJOURNAL_MIRROR_SKIP: test only */
 	unsigned long long full_above;	/* %, 0: never */
-	struct vbj_store s;
+	struct vbjournal *j;	/* opened to write its consumer */
 	/* the state file */
 	bool have_state;
 	char cursor[64], state_src[PATH_MAX];
@@ -439,30 +442,42 @@ static int sync_dst(const struct mirror *m)
 
 /* ---- the journal's consumer ---- */
 
-/* The consumer at epoch (made when missing). */
-static int set_consumer(struct mirror *m, int64_t epoch)
+/*
+ * The consumer at cursor, or (NULL) at the current cursor given in out:
+ * registered when missing (and with note, said on stderr: an admin
+ * unregistered it), moved there when elsewhere, back too (acked ahead
+ * of what DST holds). The cursor checked and the consumer set in one
+ * transaction (vbjournal_register_at()). 0, or -errno with
+ * vbjournal_errmsg().
+ */
+static int set_consumer(struct mirror *m, const char *cursor, char *out,
+			size_t size, bool note)
 {
-	sqlite3_stmt *st;
-	int rc;
+	char was[VBJOURNAL_CURSOR_MAX];
+	bool missing = false;
+	int ret;
 
-	if (sqlite3_prepare_v2(m->s.db, "INSERT INTO consumers(name, epoch) "
-			       "VALUES(?1, ?2) ON CONFLICT(name) DO UPDATE SET "
-			       "epoch = excluded.epoch", -1, &st, NULL) != SQLITE_OK)
-		return vbj_fail(&m->s, "registering the consumer");
-	sqlite3_bind_text(st, 1, m->consumer, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, epoch);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return vbj_fail(&m->s, "acknowledging the consumer");
-	return 0;
+	if (note) {
+		ret = vbjournal_consumer_cursor(m->j, m->consumer, was,
+						sizeof(was));
+		if (ret && ret != -ENOENT)
+			return ret;
+		missing = ret == -ENOENT;
+	}
+	ret = vbjournal_register_at(m->j, m->consumer, cursor,
+				    VBJOURNAL_REGISTER_MOVE, out, size);
+	if (!ret && missing)
+		fprintf(stderr, "vbjournal mirror: consumer %s was not "
+			"registered: registered again at %s\n", m->consumer,
+			cursor ? cursor : out);
+	return ret;
 }
 
-static int64_t cursor_epoch(const char *cursor)
+/* "vbjournal mirror: WHY" for a failure of the journal: an exit status. */
+static int journal_failed(const struct mirror *m, int err)
 {
-	const char *c = strchr(cursor, ':');
-
-	return c ? strtoll(c + 1, NULL, 10) : -1;
+	fprintf(stderr, "vbjournal mirror: %s\n", vbjournal_errmsg(m->j));
+	return cli_journal_exit(err);
 }
 
 /* ---- rsync ---- */
@@ -740,25 +755,16 @@ static int take_changes(struct mirror *m, char *cursor, size_t csz)
 	const struct vbjournal_entry *e;
 	struct vbjournal_changes *it;
 	const char *rescan = NULL;
-	struct vbjournal *j;
 	int ret;
 
-	ret = vbjournal_open(&j, m->journal, 0);
-	if (ret) {
-		fprintf(stderr, "vbjournal mirror: %s\n",
-			j ? vbjournal_errmsg(j) : strerror(-ret));
-		vbjournal_close(j);
-		return vbj_exit_of(ret);
-	}
-	ret = vbjournal_changes(j, m->cursor, m->src, 0, &it);
+	ret = vbjournal_changes(m->j, m->cursor, m->src, 0, &it);
 	if (ret) {
 		if (ret != -ESTALE) {
 			fprintf(stderr, "vbjournal mirror: %s\n",
-				vbjournal_errmsg(j));
+				vbjournal_errmsg(m->j));
 			ret = ret == -EINVAL || ret == -EXDEV ? 1 :
-			      vbj_exit_of(ret);
+			      cli_journal_exit(ret);
 		}
-		vbjournal_close(j);
 		return ret;
 	}
 	snprintf(cursor, csz, "%s", vbjournal_changes_cursor(it));
@@ -780,12 +786,11 @@ static int take_changes(struct mirror *m, char *cursor, size_t csz)
 	}
 	if (ret < 0)
 		fprintf(stderr, "vbjournal mirror: %s\n", ret == -ENOMEM ?
-			strerror(ENOMEM) : vbjournal_errmsg(j));
+			strerror(ENOMEM) : vbjournal_errmsg(m->j));
 	else if (rescan)
 		m->full_why = rescan;
 	vbjournal_changes_free(it);
-	vbjournal_close(j);
-	return ret < 0 ? (ret == -ENOMEM ? 1 : vbj_exit_of(ret)) : 0;
+	return ret < 0 ? (ret == -ENOMEM ? 1 : cli_journal_exit(ret)) : 0;
 }
 
 /* ---- runs ---- */
@@ -814,10 +819,19 @@ static int finish(struct mirror *m, const char *cursor, bool full)
 			strerror(-ret));
 		return 1;
 	}
-	if (set_consumer(m, cursor_epoch(cursor))) {
-		fprintf(stderr, "vbjournal mirror: %s\n", m->s.why);
-		return m->s.err;
-	}
+	/*
+	 * DST holds cursor durably: the consumer there. Trimmed past it
+	 * meanwhile (the size cap): the next answer is "full rescan
+	 * required", and the consumer is not put where the journal
+	 * cannot answer from.
+	 */
+	ret = set_consumer(m, cursor, NULL, 0, true);
+	if (ret == -ESTALE)
+		fprintf(stderr, "vbjournal mirror: the journal no longer holds "
+			"the epochs after %s (%s): the next run is a full one\n",
+			cursor, vbjournal_errmsg(m->j));
+	else if (ret)
+		return journal_failed(m, ret);
 	printf("%s\n", cursor);
 	return 0;
 }
@@ -828,25 +842,35 @@ static int finish(struct mirror *m, const char *cursor, bool full)
  */
 static int full_run(struct mirror *m, const char *why)
 {
-	char cursor[64];
-	int64_t e;
+	char cursor[VBJOURNAL_CURSOR_MAX];
+	int64_t e, old;
+	uint64_t id;
 	double t0 = now_s();
 	int ret;
 
-	e = vbj_last_closed(&m->s);
-	if (m->s.err) {
-		fprintf(stderr, "vbjournal mirror: %s\n", m->s.why);
-		return m->s.err;
-	}
-	snprintf(cursor, sizeof(cursor), "%016" PRIx64 ":%" PRId64,
-		 m->s.journal_id, e);
-	/* the journal keeps what comes after the cursor from now on */
-	if (set_consumer(m, m->have_state && cursor_epoch(m->cursor) < e &&
-			 !strncmp(m->cursor, cursor, 17) ?
-			 cursor_epoch(m->cursor) : e)) {
-		fprintf(stderr, "vbjournal mirror: %s\n", m->s.why);
-		return m->s.err;
-	}
+	ret = vbjournal_cursor(m->j, cursor, sizeof(cursor));
+	if (!ret)
+		ret = vbjournal_parse_cursor(cursor, &id, &e);
+	if (ret)
+		return journal_failed(m, ret);
+	/*
+	 * The journal keeps what comes after the cursor from now on. The
+	 * consumer stays at (or goes back to) the cursor DST holds while
+	 * that is older and the journal still answers from it: epochs are
+	 * trimmed oldest first, so it then holds every one after the new
+	 * cursor too. Else (another journal's, trimmed, none) the consumer
+	 * is set at the current cursor in the same transaction that takes
+	 * it, which becomes this run's.
+	 */
+	ret = -ESTALE;
+	if (m->have_state && !vbjournal_parse_cursor(m->cursor, &id, &old) &&
+	    old < e)
+		ret = set_consumer(m, m->cursor, NULL, 0, true);
+	if (ret == -ESTALE)
+		ret = set_consumer(m, NULL, cursor, sizeof(cursor),
+				   m->have_state);
+	if (ret)
+		return journal_failed(m, ret);
 	ret = write_file(m, "full", "", 0);
 	if (ret) {
 		fprintf(stderr, "vbjournal mirror: %s: %s\n", m->state,
@@ -1106,10 +1130,12 @@ int vbj_mirror_main(int argc, char **argv)
 		if (ret)
 			return ret < 0 ? 1 : ret;
 	}
-	ret = vbj_open(&m.s, m.journal, VBJ_WRITE);
+	ret = vbjournal_open(&m.j, m.journal, VBJOURNAL_OPEN_WRITE);
 	if (ret) {
-		fprintf(stderr, "vbjournal mirror: %s\n", m.s.why);
-		return ret;
+		fprintf(stderr, "vbjournal mirror: %s\n", m.j ?
+			vbjournal_errmsg(m.j) : strerror(-ret));
+		vbjournal_close(m.j);
+		return cli_journal_exit(ret);
 	}
 	if (!m.have_state)
 		ret = full_run(&m, "first run");
@@ -1117,7 +1143,7 @@ int vbj_mirror_main(int argc, char **argv)
 		ret = full_run(&m, "--full");
 	else
 		ret = incremental(&m);
-	vbj_close(&m.s);
+	vbjournal_close(m.j);
 	strv_free(&m.list);
 	strv_free(&m.rec);
 	return ret;

@@ -12,10 +12,4 @@
  */
 int vbj_mirror_main(int argc, char **argv);
 
-/*
- * vbjournal's exit status for a failure libvbjournal reports (-errno):
- * 4-9 the journal cannot be used, 1 anything else (vbjournal.c).
- */
-int vbj_exit_of(int err);
-
 #endif /* VBJ_MIRROR_H */

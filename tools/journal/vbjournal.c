@@ -93,35 +93,11 @@ static void usage(FILE *f)
 /* A usage error: what is wrong, and where to read more. Returns 2. */
 #define bad_usage(...) cli_usage_error("vbjournal", __VA_ARGS__)
 
-/*
- * The exit status of a failure the library reports (vbjournal(1)):
- * 4-9 the journal cannot be used, 1 anything else.
- */
-int vbj_exit_of(int err)
-{
-	switch (err) {
-	case -ENOENT:
-		return 4;
-	case -EACCES:
-		return 5;
-	case -EMEDIUMTYPE:
-		return 6;
-	case -ENODATA:
-		return 7;
-	case -EBADMSG:
-		return 8;
-	case -EUCLEAN:
-		return 9;
-	default:
-		return 1;
-	}
-}
-
 /* "vbjournal: WHY" for a journal failure: its exit status. */
 static int fail(struct vbjournal *j, int err)
 {
 	fprintf(stderr, "vbjournal: %s\n", vbjournal_errmsg(j));
-	return vbj_exit_of(err);
+	return cli_journal_exit(err);
 }
 
 static void hex(const unsigned char *p, int n, char *out)

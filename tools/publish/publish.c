@@ -16,9 +16,10 @@
  * appends the entry and records the journal's last published epoch in
  * a hash beside the stream, atomically; an epoch at or below it is not
  * appended again. Only once the engine confirmed it (and, with
- * --replicas, WAIT saw it replicated) is the epoch acknowledged in the
- * journal's consumers table: at-least-once from the journal, exactly
- * once per key in the stream, in order per journal.
+ * --replicas, WAIT saw it replicated) is the epoch acknowledged to the
+ * journal's consumer: at-least-once from the journal, exactly once per
+ * key in the stream, in order per journal. The journal is read and
+ * written through libvbjournal's API alone (libvbjournal(3)).
  *
  * Exit: 0; 1 error; 2 usage; 4-9 the journal is missing, unreadable,
  * foreign, empty, truncated, corrupt (as vbjournal); 10 the engine
@@ -44,9 +45,10 @@
 
 #include <hiredis/hiredis.h>
 
+#include <vbjournal.h>
+
 #include "cli.h"
 #include "jw.h"
-#include "store.h"
 
 #define PROG		"vbjournal-publish"
 #define DEFAULT_JOURNAL	"/var/lib/vbjournal"
@@ -405,115 +407,128 @@ static int publish(struct engine *e, struct entry *en, char *id, size_t idsz,
 	}
 }
 
-/* ---- the journal ---- */
+/* ---- the journal (libvbjournal's API, as any consumer) ---- */
 
-/* The consumer's epoch: 0, -ENOENT, or -EIO (s->err). */
-static int consumer_epoch(struct vbj_store *s, const char *name, int64_t *epoch)
+/* PROG: WHY for a failure of the journal: vbjournal's exit status. */
+static int journal_failed(struct vbjournal *j, int err)
 {
-	sqlite3_stmt *st;
-	int ret = -ENOENT, rc;
+	fprintf(stderr, PROG ": %s\n", vbjournal_errmsg(j));
+	return cli_journal_exit(err);
+}
 
-	if (sqlite3_prepare_v2(s->db, "SELECT epoch FROM consumers WHERE name = ?",
-			       -1, &st, NULL) != SQLITE_OK) {
-		vbj_fail(s, "consumers");
-		return -EIO;
-	}
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*epoch = sqlite3_column_int64(st, 0);
-		ret = 0;
-	} else if (rc != SQLITE_DONE) {
-		vbj_fail(s, "consumers");
-		ret = -EIO;
-	}
-	sqlite3_finalize(st);
-	return ret;
+/* A cursor's epoch: 0, or -EINVAL. */
+static int cursor_epoch(const char *cursor, int64_t *epoch)
+{
+	uint64_t id;
+
+	return vbjournal_parse_cursor(cursor, &id, epoch);
+}
+
+/* The consumer's epoch: 0, -ENOENT, or -errno (vbjournal_errmsg()). */
+static int consumer_epoch(struct vbjournal *j, const char *name, int64_t *epoch)
+{
+	char cur[VBJOURNAL_CURSOR_MAX];
+	int ret = vbjournal_consumer_cursor(j, name, cur, sizeof(cur));
+
+	return ret ? ret : cursor_epoch(cur, epoch);
+}
+
+/* The last closed epoch: 0, or -errno (vbjournal_errmsg()). */
+static int last_closed(struct vbjournal *j, int64_t *epoch)
+{
+	char cur[VBJOURNAL_CURSOR_MAX];
+	int ret = vbjournal_cursor(j, cur, sizeof(cur));
+
+	return ret ? ret : cursor_epoch(cur, epoch);
 }
 
 /*
- * sql on the consumer (?1 epoch, ?2 name): 0; 1 no such consumer (or
- * one there already, for an INSERT); else s->err. Autocommit: durable
- * when it returns (synchronous=FULL).
+ * The consumer has the engine's confirmation up to epoch: durable in
+ * the journal when this returns 0 (synchronous=FULL), else 1 after
+ * saying why. Behind it (acknowledged ahead by hand, or by another
+ * publisher of the same name): moved back, so that the journal keeps
+ * what this one has not published. Trimmed past it meanwhile (the size
+ * cap): left where it is, and the next answer is a rescan.
  */
-static int consumer_set(struct vbj_store *s, const char *sql, const char *name,
-			int64_t epoch)
+static int ack(struct vbjournal *j, const char *name, int64_t epoch)
 {
-	sqlite3_stmt *st;
-	int rc;
+	char cur[VBJOURNAL_CURSOR_MAX];
+	int ret;
 
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return vbj_fail(s, "consumers");
-	sqlite3_bind_int64(st, 1, epoch);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc == SQLITE_CONSTRAINT)
-		return 1;
-	if (rc != SQLITE_DONE)
-		return vbj_fail(s, "acknowledging");
-	return sqlite3_changes(s->db) ? 0 : 1;
-}
-
-static int ack(struct vbj_store *s, const char *name, int64_t epoch)
-{
-	int ret = consumer_set(s, "UPDATE consumers SET epoch = ?1 WHERE name = ?2",
-			       name, epoch);
-
-	if (ret == 1)
+	snprintf(cur, sizeof(cur), "%016" PRIx64 ":%" PRId64, vbjournal_id(j),
+		 epoch);
+	ret = vbjournal_ack(j, name, cur);
+	if (ret == -ERANGE)
+		ret = vbjournal_register_at(j, name, cur,
+					    VBJOURNAL_REGISTER_MOVE, NULL, 0);
+	if (ret == -ENOENT) {
 		fprintf(stderr, PROG ": consumer %s: not registered (any more)\n",
 			name);
-	else if (ret)
-		fprintf(stderr, PROG ": %s\n", s->why);
+		return 1;
+	}
+	if (ret == -ESTALE) {
+		fprintf(stderr, PROG ": %s not acknowledged: %s (the next "
+			"answer is a rescan)\n", cur, vbjournal_errmsg(j));
+		return 0;
+	}
+	if (ret)
+		fprintf(stderr, PROG ": %s\n", vbjournal_errmsg(j));
 	return ret ? 1 : 0;
 }
 
 /* The journaled filesystems as a JSON array, into a malloc'ed string. */
-static char *filesystems_json(struct vbj_store *s)
+static char *filesystems_json(struct vbjournal *vj)
 {
-	sqlite3_stmt *st;
+	struct vbjournal_status *st;
 	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	size_t len = 0, i;
+	FILE *f;
 	struct jw j;
-	int rc;
 
-	if (!f)
+	if (vbjournal_status(vj, &st))
 		return NULL;
-	jw_init(&j, f, true);
-	jw_arr(&j, NULL);
-	if (sqlite3_prepare_v2(s->db, "SELECT fs, uuid, mount FROM filesystems "
-			       "ORDER BY fs", -1, &st, NULL) != SQLITE_OK) {
-		vbj_fail(s, "filesystems");
-		fclose(f);
-		free(buf);
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		vbjournal_status_free(st);
 		return NULL;
 	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *uuid = (const char *)sqlite3_column_text(st, 1);
-		const char *mount = (const char *)sqlite3_column_text(st, 2);
+	jw_init(&j, f, true);
+	jw_arr(&j, NULL);
+	for (i = 0; i < st->nfilesystems; i++) {
+		const struct vbjournal_fs *fs = st->filesystems[i];
 
 		jw_obj(&j, NULL);
-		jw_int(&j, "fs", sqlite3_column_int64(st, 0));
-		jw_str(&j, "uuid", uuid ? uuid : "");
-		if (mount)
-			jw_bytes(&j, "mount", mount, strlen(mount));
+		jw_int(&j, "fs", fs->fs);
+		jw_str(&j, "uuid", fs->uuid ? fs->uuid : "");
+		if (fs->mount)
+			jw_bytes(&j, "mount", fs->mount, strlen(fs->mount));
 		else
 			jw_null(&j, "mount");
 		jw_end(&j);
 	}
-	sqlite3_finalize(st);
+	vbjournal_status_free(st);
 	jw_end(&j);
 	/* jw_close() adds a newline: a field needs none */
-	if (rc != SQLITE_DONE || jw_close(&j) || fclose(f)) {
-		if (rc != SQLITE_DONE)
-			vbj_fail(s, "filesystems");
+	if (jw_close(&j) || fclose(f)) {
 		free(buf);
 		return NULL;
 	}
 	if (len && buf[len - 1] == '\n')
 		buf[len - 1] = 0;
 	return buf;
+}
+
+/* The first epoch the journal still holds: 0, or -errno. */
+static int first_epoch(struct vbjournal *j, int64_t *epoch)
+{
+	struct vbjournal_status *st;
+	int ret = vbjournal_status(j, &st);
+
+	if (ret)
+		return ret;
+	*epoch = st->first_epoch;
+	vbjournal_status_free(st);
+	return 0;
 }
 
 /* ---- the child that builds the answers: vbjournal follow ---- */
@@ -667,7 +682,7 @@ static int json_field(const char *line, const char *key, char *out, size_t sz)
 
 struct pub {
 	const struct opts *o;
-	struct vbj_store s;
+	struct vbjournal *j;
 	struct engine e;
 	char stream[512], published[600];
 	unsigned long long confirmed;
@@ -685,13 +700,13 @@ static int publish_one(struct pub *p, const char *kind, int64_t since,
 	struct entry en = { .argc = 0 };
 	int ret, status = 1;
 
-	fs = filesystems_json(&p->s);
+	fs = filesystems_json(p->j);
 	if (!fs) {
-		fprintf(stderr, PROG ": %s\n", p->s.err ? p->s.why :
-			"out of memory");
+		fprintf(stderr, PROG ": %s\n", vbjournal_errmsg(p->j)[0] ?
+			vbjournal_errmsg(p->j) : "out of memory");
 		return 1;
 	}
-	snprintf(en.jid, sizeof(en.jid), "%016" PRIx64, p->s.journal_id);
+	snprintf(en.jid, sizeof(en.jid), "%016" PRIx64, vbjournal_id(p->j));
 	snprintf(en.epoch, sizeof(en.epoch), "%" PRId64, epoch);
 	snprintf(en.since, sizeof(en.since), "%" PRId64, since);
 	snprintf(en.key, sizeof(en.key), "%s:%s", en.jid, en.epoch);
@@ -721,7 +736,7 @@ static int publish_one(struct pub *p, const char *kind, int64_t since,
 	entry_str(&en, "changes");
 	entry_str(&en, changes);
 
-	if (p->o->ack_first && ack(&p->s, p->o->consumer, epoch)) {
+	if (p->o->ack_first && ack(p->j, p->o->consumer, epoch)) {
 		free(fs);
 		return 1;
 	}
@@ -734,7 +749,7 @@ static int publish_one(struct pub *p, const char *kind, int64_t since,
 		fflush(stdout);
 		raise(SIGKILL);
 	}
-	if (!p->o->ack_first && ack(&p->s, p->o->consumer, epoch))
+	if (!p->o->ack_first && ack(p->j, p->o->consumer, epoch))
 		return 1;
 	printf("%s %s %s %s\n", ret ? "published" : "duplicate", en.key, kind, id);
 	if (cli_flush_stdout())
@@ -756,9 +771,11 @@ static int run_child(struct pub *p, int64_t upto, bool *again)
 	int ret = 0, st;
 
 	*again = false;
-	if (consumer_epoch(&p->s, p->o->consumer, &from)) {
-		fprintf(stderr, PROG ": %s\n", p->s.err ? p->s.why :
-			"the consumer is not registered (any more)");
+	ret = consumer_epoch(p->j, p->o->consumer, &from);
+	if (ret) {
+		fprintf(stderr, PROG ": %s\n", ret == -ENOENT ?
+			"the consumer is not registered (any more)" :
+			vbjournal_errmsg(p->j));
 		return 1;
 	}
 	if (p->o->once && from >= upto)
@@ -790,12 +807,13 @@ static int run_child(struct pub *p, int64_t upto, bool *again)
 			 * one entry says so, for the epochs up to the first
 			 * one kept
 			 */
-			int64_t first = vbj_first_epoch(&p->s);
+			int64_t first;
 
 			json_field(line, "why", why, sizeof(why));
 			child_stop(&ch, true);
-			if (p->s.err) {
-				fprintf(stderr, PROG ": %s\n", p->s.why);
+			if (first_epoch(p->j, &first)) {
+				fprintf(stderr, PROG ": %s\n",
+					vbjournal_errmsg(p->j));
 				ret = 1;
 				break;
 			}
@@ -972,33 +990,36 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	ret = vbj_open(&p.s, o.journal, VBJ_WRITE);
+	ret = vbjournal_open(&p.j, o.journal, VBJOURNAL_OPEN_WRITE);
 	if (ret) {
-		fprintf(stderr, PROG ": %s\n", p.s.why);
+		if (!p.j) {
+			fprintf(stderr, PROG ": %s\n", strerror(-ret));
+			return 1;
+		}
+		ret = journal_failed(p.j, ret);
+		vbjournal_close(p.j);
 		return ret;
 	}
-	ret = consumer_epoch(&p.s, o.consumer, &e);
+	ret = consumer_epoch(p.j, o.consumer, &e);
 	if (ret == -ENOENT) {
-		e = vbj_last_closed(&p.s);
-		ret = p.s.err ? -EIO : consumer_set(&p.s, "INSERT INTO consumers"
-						    "(epoch, name) VALUES(?1, ?2)",
-						    o.consumer, e);
+		char cur[VBJOURNAL_CURSOR_MAX];
+
+		ret = vbjournal_register(p.j, o.consumer, cur, sizeof(cur));
 		if (!ret)
-			fprintf(stderr, PROG ": registered consumer %s at %016"
-				PRIx64 ":%" PRId64 "\n", o.consumer,
-				p.s.journal_id, e);
+			fprintf(stderr, PROG ": registered consumer %s at %s\n",
+				o.consumer, cur);
 	}
+	if (!ret)
+		ret = last_closed(p.j, &upto);
 	if (ret) {
-		fprintf(stderr, PROG ": %s\n", p.s.err ? p.s.why :
-			"registering the consumer failed");
-		vbj_close(&p.s);
-		return p.s.err ? p.s.err : 1;
+		ret = journal_failed(p.j, ret);
+		vbjournal_close(p.j);
+		return ret;
 	}
-	upto = vbj_last_closed(&p.s);
 	do {
 		ret = run_child(&p, upto, &again);
 	} while (!ret && again && !stop);
 	engine_close(&p.e);
-	vbj_close(&p.s);
+	vbjournal_close(p.j);
 	return ret;
 }

@@ -4,9 +4,10 @@
  * built from the installed header and library alone (the host tests
  * build it against the build's; make deb-check with pkg-config in the
  * Debian 12 chroot, against the packages). Prints each entry of the
- * changes since CURSOR, then registers, acks, lists and unregisters a
- * consumer "libtest", and asks from another journal's cursor, which
- * must be refused (-ESTALE). Exit: 0, or 1 after saying what failed.
+ * changes since CURSOR, then registers, acks, moves back to CURSOR
+ * (VBJOURNAL_1.1), lists and unregisters a consumer "libtest", and asks
+ * from another journal's cursor, which must be refused (-ESTALE). Exit:
+ * 0, or 1 after saying what failed.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -80,6 +81,18 @@ int main(int argc, char **argv)
 	ret = vbjournal_ack(j, "libtest", cur);
 	if (ret)
 		return failed(j, "ack", ret);
+	ret = vbjournal_register_at(j, "libtest", cur, 0, NULL, 0);
+	printf("register at again: %s (%s)\n", ret == -EEXIST ? "-EEXIST" : "?",
+	       vbjournal_errmsg(j));
+	ret = vbjournal_register_at(j, "libtest", argv[2],
+				    VBJOURNAL_REGISTER_MOVE, cur, sizeof(cur));
+	if (ret)
+		return failed(j, "register_at", ret);
+	printf("moved libtest back to %s\n", cur);
+	ret = vbjournal_register_at(j, "other", "ffffffffffffffff:1", 0, NULL,
+				    0);
+	printf("register at another journal's cursor: %s (%s)\n",
+	       ret == -ESTALE ? "-ESTALE" : "?", vbjournal_errmsg(j));
 	ret = vbjournal_consumers(j, &list);
 	if (ret < 0)
 		return failed(j, "consumers", ret);

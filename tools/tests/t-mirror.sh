@@ -76,12 +76,41 @@ INSERT INTO filesystems(fs, uuid, mount) VALUES(1, 'u1', '$R');
 INSERT INTO epochs(epoch, state) VALUES(1, 1), (2, 0);
 EOT
 
+# The rsync the mirror runs, with a look at the journal first: a full
+# run (no --files-from) adds the consumers as it finds them to $T/spy,
+# which shows whether the journal keeps what comes after the run's
+# cursor while it copies; an incremental one, with SPY_TRIM set, first
+# closes epochs SPY_TRIM and trims the journal as vbjournald's size cap
+# does (vbj-mkjournal DIR MAX_CHANGES MAX_BYTES).
+cat >"$T/rsync-spy" <<EOS
+#!/bin/sh
+full=1
+for a; do case \$a in --files-from=*) full= ;; esac; done
+if [ -n "\$full" ]; then
+	"$VBJ_BIN/vbjournal" --journal "$J" consumers >>"$T/spy" || exit 99
+elif [ -n "\${SPY_TRIM:-}" ]; then
+	echo "\$SPY_TRIM" | "$VBJ_HELPERS/vbj-mkjournal" "$J" 1000000 1 || exit 99
+fi
+exec rsync "\$@"
+EOS
+chmod +x "$T/rsync-spy"
+
+# expect_spy LINE: what a full run found in the journal as it copied
+expect_spy() {
+	grep -qF -- "$1" "$T/spy" && return 0
+	t_fail "the full run did not find '$1' in the journal"
+	sed 's/^/#   spy: /' "$T/spy"
+}
+
 t_begin "mirror: the first run copies everything, from a cursor taken first"
-run vbjournal --journal "$J" mirror "$S" "$D"
+: >"$T/spy"
+VBJOURNAL_RSYNC=$T/rsync-spy run vbjournal --journal "$J" mirror "$S" "$D"
 expect_rc 0
 expect_out "$C:1"
 expect_err "first run: cursor $C:1 taken; full copy of $S"
 expect_same "$S" "$D"
+# registered at the cursor before the copy began
+expect_spy "mirror epoch 1 lag 0"
 run vbjournal --journal "$J" consumers
 expect_out "mirror epoch 1 lag 0"
 t_end
@@ -171,18 +200,26 @@ expect_out "$C:4"
 expect_same "$S" "$D"
 t_end
 
-t_begin "mirror: a rescan of the filesystem: a full run"
+t_begin "mirror: a rescan of the filesystem: a full run, the consumer kept at the old cursor"
 echo unseen >"$S/keep/unnamed"
 mkjournal "$J" <<EOT
 INSERT INTO epochs(epoch, state) VALUES(6, 0);
 UPDATE epochs SET state = 1 WHERE epoch = 5;
 INSERT INTO gaps(epoch, fs, scope, reason, path) VALUES (5, 1, 'fs', 'daemon_died', '$R');
 EOT
-run vbjournal --journal "$J" mirror "$S" "$D"
+# acked ahead of what the copy holds (by hand, say): the full run puts
+# it back at the copy's cursor until the copy is done
+run vbjournal --journal "$J" ack mirror "$C:5"
+expect_rc 0
+: >"$T/spy"
+VBJOURNAL_RSYNC=$T/rsync-spy run vbjournal --journal "$J" mirror "$S" "$D"
 expect_rc 0
 expect_err "the journal requires a rescan"
 expect_out "$C:5"
 expect_same "$S" "$D"
+expect_spy "mirror epoch 4 lag 1"
+run vbjournal --journal "$J" consumers
+expect_out "mirror epoch 5 lag 0"
 t_end
 
 t_begin "mirror: a cursor of another journal: a full run"
@@ -223,4 +260,52 @@ expect_rc 0
 expect_err "a full run instead"
 expect_out "$C:6"
 expect_same "$S" "$D"
+t_end
+
+t_begin "mirror: a consumer unregistered between runs is registered again at the copy's cursor"
+run vbjournal --journal "$J" unregister mirror
+expect_rc 0
+echo again >"$S/keep/k4"
+mkjournal "$J" <<EOT
+INSERT INTO epochs(epoch, state) VALUES(8, 0);
+UPDATE epochs SET state = 1 WHERE epoch = 7;
+INSERT INTO changes(epoch, fs, handle, path) VALUES (7, 1, x'$HK', '$S/keep');
+EOT
+run vbjournal --journal "$J" mirror "$S" "$D"
+expect_rc 0
+expect_out "$C:7"
+expect_err "consumer mirror was not registered: registered again at $C:7"
+expect_same "$S" "$D"
+run vbjournal --journal "$J" consumers
+expect_out "mirror epoch 7 lag 0"
+t_end
+
+t_begin "mirror: the journal trimmed past the cursor while rsync ran: done, the next run a full one"
+echo trimmed >"$S/keep/k5"
+mkjournal "$J" <<EOT
+INSERT INTO epochs(epoch, state) VALUES(9, 0);
+UPDATE epochs SET state = 1 WHERE epoch = 8;
+INSERT INTO changes(epoch, fs, handle, path) VALUES (8, 1, x'$HK', '$S/keep');
+EOT
+SPY_TRIM="UPDATE epochs SET state = 1 WHERE epoch = 9;
+INSERT INTO epochs(epoch, state) VALUES(10, 1), (11, 0);" \
+	VBJOURNAL_RSYNC=$T/rsync-spy run vbjournal --journal "$J" mirror "$S" "$D"
+expect_rc 0
+expect_out "$C:8"
+expect_err "the journal no longer holds the epochs after $C:8"
+grep -q "^cursor $C:8\$" "$D/.vbjournal-mirror/state" || t_fail "state not at $C:8"
+expect_same "$S" "$D"
+# the consumer is not put where the journal cannot answer from
+run vbjournal --journal "$J" consumers
+expect_out "mirror epoch 7 "
+echo after-trim >"$S/keep/k6"
+: >"$T/spy"
+VBJOURNAL_RSYNC=$T/rsync-spy run vbjournal --journal "$J" mirror "$S" "$D"
+expect_rc 0
+expect_err "full rescan required"
+expect_out "$C:10"
+expect_same "$S" "$D"
+expect_spy "mirror epoch 10 lag 0"
+run vbjournal --journal "$J" consumers
+expect_out "mirror epoch 10 lag 0"
 t_end

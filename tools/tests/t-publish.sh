@@ -4,7 +4,11 @@
 # that cannot be reached exits 10 with nothing acknowledged (and, as the
 # negative control, --test-ack-first acknowledges all the same); one
 # that refuses (a fake server answering an error) exits 11 with nothing
-# acknowledged; completion and the man page list what --help lists.
+# acknowledged; against a stand-in that confirms (fakeredis.py), a
+# consumer acknowledged ahead meanwhile is moved back, and an epoch the
+# journal trimmed past as it was published is not acknowledged and a
+# rescan entry follows; completion and the man page list what --help
+# lists.
 # The real server's tests are in the guest (selftests/test_publish.c).
 # shellcheck source=tools/tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -115,6 +119,86 @@ PY
 	[ "$(acked publish)" = 0 ] || t_fail "the consumer is at $(acked publish), not 0"
 	kill "$fake" 2>/dev/null
 	wait "$fake" 2>/dev/null
+	t_end
+
+	# fake_start: a stand-in for Redis that confirms every entry
+	# (fakeredis.py), its log of what it was sent in $T/sent
+	fake_start() {
+		rm -f "$T/redis.sock" "$T/sent"
+		: >"$T/sent"
+		python3 "$here/fakeredis.py" "$T/redis.sock" "$T/sent" &
+		fake=$!
+		i=0
+		while [ ! -S "$T/redis.sock" ] && [ $i -lt 100 ]; do
+			sleep 0.05
+			i=$((i + 1))
+		done
+	}
+	fake_stop() {
+		kill "$fake" 2>/dev/null
+		wait "$fake" 2>/dev/null
+	}
+	# hook FILE: a script of stdin's commands, for FAKE_HOOK_N
+	hook() {
+		{ echo "#!/bin/sh"; cat; } >"$1" && chmod +x "$1"
+	}
+
+	t_begin "acknowledged ahead meanwhile: moved back to what was published"
+	# by hand, or by another publisher of the same name: the journal
+	# must keep what this one has not published
+	echo "INSERT INTO consumers(name, epoch) VALUES('back', 0);" |
+		mkjournal "$T/j"
+	hook "$T/ack-ahead" <<EOS
+"$VBJ_BIN/vbjournal" --journal "$T/j" ack back 00000000000000aa:2
+EOS
+	hook "$T/look" <<EOS
+"$VBJ_BIN/vbjournal" --journal "$T/j" consumers >"$T/spy"
+EOS
+	FAKE_HOOK_1=$T/ack-ahead FAKE_HOOK_2=$T/look
+	export FAKE_HOOK_1 FAKE_HOOK_2
+	fake_start
+	unset FAKE_HOOK_1 FAKE_HOOK_2
+	run "$pub" --journal "$T/j" --consumer back --redis "$T/redis.sock" --once
+	fake_stop
+	expect_rc 0 && expect_out "published 00000000000000aa:2 epoch"
+	grep -q "^back epoch 1 " "$T/spy" ||
+		t_fail "as epoch 2 was published: $(grep '^back' "$T/spy")"
+	[ "$(acked back)" = 2 ] || t_fail "back is at '$(acked back)', not 2"
+	t_end
+
+	t_begin "the journal trimmed past an epoch as it was published: not acknowledged, then a rescan entry"
+	mkjournal "$T/t" <<'EOT'
+INSERT INTO filesystems(fs, uuid, mount) VALUES(1, 'u1', '/srv');
+INSERT INTO epochs(epoch, state) VALUES(1, 1), (2, 1), (3, 0);
+INSERT INTO changes(epoch, fs, handle, path) VALUES(2, 1, x'01', '/srv/a');
+INSERT INTO consumers(name, epoch) VALUES('publish', 0);
+EOT
+	# as vbjournald's size cap does: epochs 3 and 4 closed, all but
+	# the last closed one dropped
+	hook "$T/trim" <<EOS
+"$VBJ_HELPERS/vbj-mkjournal" "$T/t" 1000000 1 <<EOT
+UPDATE epochs SET state = 1 WHERE epoch = 3;
+INSERT INTO epochs(epoch, state) VALUES(4, 1), (5, 0);
+EOT
+EOS
+	FAKE_HOOK_1=$T/trim
+	export FAKE_HOOK_1
+	fake_start
+	unset FAKE_HOOK_1
+	run "$pub" --journal "$T/t" --redis "$T/redis.sock" --once
+	expect_rc 0
+	expect_err "00000000000000aa:1 not acknowledged: the epochs after the cursor were trimmed"
+	"$VBJ_BIN/vbjournal" --journal "$T/t" consumers >"$T/spy"
+	grep -q "^publish epoch 0 " "$T/spy" ||
+		t_fail "the consumer moved to a trimmed cursor: $(cat "$T/spy")"
+	# the next run: a rescan entry for what was trimmed, then epoch 4
+	run "$pub" --journal "$T/t" --redis "$T/redis.sock" --once
+	fake_stop
+	expect_rc 0 && expect_out "published 00000000000000aa:3 rescan" &&
+		expect_out "published 00000000000000aa:4 epoch"
+	"$VBJ_BIN/vbjournal" --journal "$T/t" consumers >"$T/spy"
+	grep -q "^publish epoch 4 " "$T/spy" ||
+		t_fail "the consumer is not at 4: $(cat "$T/spy")"
 	t_end
 else
 	t_begin "a refusing engine"

@@ -78,6 +78,15 @@ def consumers():
         j.unregister("py")
         expect("after unregister", [c["name"] for c in j.consumers()],
                ["backup"])
+        # at a cursor of its own; moved back and forth
+        expect("register_at", j.register_at("at", ID + ":2"), ID + ":2")
+        expect("its cursor", j.consumer_cursor("at"), ID + ":2")
+        raises(vbjournal.Error, errno.EEXIST, j.register_at, "at", ID + ":1")
+        expect("moved back", j.register_at("at", ID + ":1", move=True),
+               ID + ":1")
+        expect("moved to now", j.register_at("at", move=True), ID + ":3")
+        expect("kept", j.consumer_cursor("at"), ID + ":3")
+        j.unregister("at")
 
 
 def raises(exc, err, fn, *args):
@@ -103,11 +112,22 @@ def errors():
         raises(vbjournal.Error, errno.EINVAL, j.changes, "not a cursor")
         # read-only: the consumers table cannot be written
         raises(vbjournal.Error, errno.EACCES, j.register, "nope")
+        raises(vbjournal.Error, errno.EACCES, j.register_at, "nope",
+               ID + ":1")
         raises(vbjournal.Error, errno.EXDEV, j.changes, ID + ":1", "/proc")
     with vbjournal.Journal(RW, write=True) as j:
         raises(vbjournal.Error, errno.ENOENT, j.ack, "nobody", ID + ":3")
         raises(vbjournal.Error, errno.ERANGE, j.ack, "backup", ID + ":1")
         raises(vbjournal.Error, errno.EEXIST, j.register, "backup")
+        raises(vbjournal.RescanRequired, errno.ESTALE, j.register_at, "x",
+               "ffffffffffffffff:1")
+        raises(vbjournal.RescanRequired, errno.ESTALE, j.register_at, "x",
+               ID + ":9")
+        # epoch 4 is open: not a cursor an answer gives yet
+        raises(vbjournal.Error, errno.ERANGE, j.register_at, "x", ID + ":4")
+        raises(vbjournal.Error, errno.EINVAL, j.register_at, "x", "nope")
+        expect("none of them registered",
+               [c["name"] for c in j.consumers()], ["backup"])
 
 
 def status():
