@@ -10,7 +10,9 @@
 # Usage: bench-realwork.sh [KVER]
 # Environment: what run-guest.sh takes; VFSB_BENCH_REALWORK_SIZE small
 # (default: drivers/staging, scripts/bench-src.sh) or full (then
-# VFSB_GUEST_MEM=3072 or more); VFSB_BENCH_REALWORK_ONLY (workloads);
+# VFSB_GUEST_MEM=4096 or more); VFSB_BENCH_REALWORK_DISK (ram, the
+# default: 2048 MiB of guest memory unless VFSB_GUEST_MEM says, or
+# virtio); VFSB_BENCH_REALWORK_ONLY (workloads);
 # VFSB_BENCH_REALWORK_ALSO: the other phases in that boot (default
 # journal; empty: none).
 set -eu
@@ -20,6 +22,9 @@ build=${VFSB_BUILD:-$top/build}
 rc=0
 echo "bench: real work, counted in instructions (-icount)"
 also=${VFSB_BENCH_REALWORK_ALSO-journal}
+# the workloads' ext4 and the journal's live in the guest's memory
+# (tools/bench-realwork.sh, VFSB_BENCH_REALWORK_DISK=ram)
+[ "${VFSB_BENCH_REALWORK_DISK:-ram}" != ram ] || export VFSB_GUEST_MEM="${VFSB_GUEST_MEM:-2048}"
 VFSB_QEMU_ICOUNT=1 VFSB_BENCH_ONLY=realwork${also:+,$also} VFSB_COLLECT_DIR=bench-realwork \
 	VFSB_GUEST_TIMEOUT=${VFSB_GUEST_TIMEOUT:-7200} \
 	VFSB_BENCH_REPS=${VFSB_ICOUNT_REPS:-3} VFSB_BENCH_RUN_MS=${VFSB_ICOUNT_RUN_MS:-100} \
@@ -41,8 +46,9 @@ print(f"Real work, kernel {d.get('kernel')}, source {rw.get('size')} "
       f"({rw.get('entries')} entries, {rw.get('directories')} directories); "
       "guest clock under -icount; ratios to no module.\n")
 print("| workload | none ms | watched | vbjournald | --refuse-unwaited | target | verdict "
-      "| intents per op | intents/s | ack avg ms | errors (default/refuse) |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+      "| intents per op | intents/s | ack avg ms | daemon CPU ms | checkpoints "
+      "| daemon wake-ups | errors (default/refuse) |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 def f(v, nd=3):
@@ -52,7 +58,7 @@ def f(v, nd=3):
 for w, t in targets.items():
     o = ws.get(w)
     if not o:
-        print(f"| {names[w]} | not run | | | | ≤ {t:.2f}x | not measured | | | | |")
+        print(f"| {names[w]} | not run | | | | ≤ {t:.2f}x | not measured | | | | | | | |")
         continue
     jd = o.get("jd") or {}
     r = jd.get("ratio")
@@ -62,6 +68,8 @@ for w, t in targets.items():
           f"| {f(r)}x | {f(o['refuse'].get('ratio'))}x | ≤ {t:.2f}x | {v} "
           f"| {f(jd.get('intents_per_op'), 4)} | {f(jd.get('intents_per_s'), 1)} "
           f"| {f(jd.get('ack_latency_avg_ms'), 2)} "
+          f"| {jd.get('daemon_cpu_ms', 'n/a')} | {jd.get('checkpoints', 'n/a')} "
+          f"| {jd.get('daemon_wakeups', 'n/a')} "
           f"| {jd.get('errors')}/{o['refuse'].get('errors')} |")
 j = d.get("journal") or {}
 s = j.get("steady_ratio")

@@ -27,8 +27,9 @@
 # and per second; its ack latency; changes that went on unacked.
 # Errors a client saw (a non-zero exit, a line on stderr) are counted.
 # Usage: bench-realwork.sh OUT.json
-# Environment: VFSB_BENCH_FS (ext4:DIR is used), VFSB_SCRATCH_DEV2 (the
-# journal's ext4), VFSB_BENCH_REALWORK_ONLY (workloads, default all),
+# Environment: VFSB_BENCH_REALWORK_DISK (ram, the default, or virtio:
+# VFSB_BENCH_FS's ext4:DIR and VFSB_SCRATCH_DEV2 for the journal's
+# ext4), VFSB_BENCH_REALWORK_ONLY (workloads, default all),
 # VFSB_BENCH_REALWORK_LIMIT (seconds a workload may take, default 1200).
 set -u
 outjson=$1
@@ -41,11 +42,44 @@ if [ -z "$fs" ] || [ ! -f "$src" ]; then
 fi
 jrdir=/mnt/bench-jr
 mkdir -p $jrdir
-if [ -z "${VFSB_SCRATCH_DEV2:-}" ] || ! mkfs.ext4 -q -F "$VFSB_SCRATCH_DEV2" >/dev/null 2>&1 ||
-	! mount -t ext4 "$VFSB_SCRATCH_DEV2" $jrdir; then
-	say "no second scratch disk for the journal"
+# Storage (VFSB_BENCH_REALWORK_DISK): ram (the default) puts the watched
+# ext4 and the journal's ext4 on loop devices over files in the guest's
+# tmpfs; virtio keeps them on the scratch disks. Under -icount
+# (sleep=off) a vCPU that idles while the host completes a virtio
+# request jumps its clock to its next timer: every wait for the disk
+# (an NFS create's ext4 commit, vbjournald's fsync) then costs guest
+# time that is no instruction and no real disk's latency either. With
+# ram, a flush is the loop driver's work in the guest, counted like
+# the rest: the ratios are instructions, and waits per entry (below)
+# say how many commits a real disk would add.
+disk=${VFSB_BENCH_REALWORK_DISK:-ram}
+# ramdisk IMG SIZE DIR: an ext4 in a file of the guest's tmpfs, at DIR
+ramdisk() {
+	truncate -s "$2" "$1" && mkfs.ext4 -q -F "$1" >/dev/null 2>&1 &&
+		mkdir -p "$3" && mount -t ext4 -o loop "$1" "$3"
+}
+case $disk in
+ram)
+	if ! ramdisk /tmp/realwork-fs.img 1G /mnt/realwork ||
+		! ramdisk /tmp/realwork-jr.img 256M $jrdir; then
+		say "no ext4 on a loop device in tmpfs (VFSB_BENCH_REALWORK_DISK=ram)"
+		exit 1
+	fi
+	fs=/mnt/realwork
+	;;
+virtio)
+	if [ -z "${VFSB_SCRATCH_DEV2:-}" ] || ! mkfs.ext4 -q -F "$VFSB_SCRATCH_DEV2" >/dev/null 2>&1 ||
+		! mount -t ext4 "$VFSB_SCRATCH_DEV2" $jrdir; then
+		say "no second scratch disk for the journal"
+		exit 1
+	fi
+	;;
+*)
+	say "VFSB_BENCH_REALWORK_DISK=$disk: ram or virtio"
 	exit 1
-fi
+	;;
+esac
+say "storage: $disk ($fs, journal on $jrdir)"
 limit=${VFSB_BENCH_REALWORK_LIMIT:-1200}
 works=${VFSB_BENCH_REALWORK_ONLY:-untar cp git fio nfsuntar}
 works=$(echo "$works" | tr ',' ' ')
@@ -102,10 +136,10 @@ setup() {
 		r=
 		[ "$1" = refuse ] && r=--refuse-unwaited
 		# shellcheck disable=SC2086 # $r: a word or none
-		vbjournald --fs "$fs" --journal $jrdir/j $r >$tmp/jd.log 2>&1 &
+		vbjournald --fs "$fs" --journal $jrdir/j --verbose $r >$tmp/jd.log 2>&1 &
 		jd_pid=$!
 		i=0
-		until grep -q "vbjournald: journal" $tmp/jd.log; do
+		until grep -qs "vbjournald: journal" $tmp/jd.log; do
 			i=$((i + 1))
 			if [ $i -gt 300 ] || ! kill -0 $jd_pid 2>/dev/null; then
 				say "vbjournald did not start: $(cat $tmp/jd.log)"
@@ -139,6 +173,18 @@ teardown() {
 		done >$tmp/stats
 	fi
 	unload
+}
+
+# daemon_mark: the daemon's CPU time so far (ms, all its threads; 10 ms
+# steps), its checkpoints so far ("epoch N durable", --verbose) and its
+# threads' sleeps so far (voluntary context switches: its wake-ups);
+# nothing without a daemon
+daemon_mark() {
+	[ -n "$jd_pid" ] || return 0
+	printf '%s %s %s\n' "$(awk '{ print ($14 + $15) * 10 }' /proc/"$jd_pid"/stat 2>/dev/null)" \
+		"$(grep -c ' durable' $tmp/jd.log)" \
+		"$(cat /proc/"$jd_pid"/task/*/status 2>/dev/null |
+			awk '$1 == "voluntary_ctxt_switches:" { n += $2 } END { print n + 0 }')"
 }
 
 # ---- the workloads: prepare (untimed), run (timed) ----
@@ -253,32 +299,45 @@ for w in $works; do
 			done
 		) &
 		dump=$!
+		m0=$(daemon_mark)
 		t0=$(now_ms)
 		run "$w" "$s" 2>$tmp/err
 		rc=$?
 		t1=$(now_ms)
+		m1=$(daemon_mark)
+		# the daemon's CPU, checkpoints and wake-ups within the timed run
+		dm="null null null"
+		if [ -n "$m0" ] && [ -n "$m1" ]; then
+			# shellcheck disable=SC2086 # three numbers each
+			dm=$(echo $m0 $m1 | awk '{ print $4 - $1, $5 - $2, $6 - $3 }')
+		fi
 		kill $dump 2>/dev/null
 		# the data on disk is part of the work: a sync each, timed apart
 		sync
 		teardown "$s"
+		# the copies are not read again: room in the guest's memory
+		case $w in
+		untar | cp | nfsuntar) rm -rf "${fs:?}/$w-$s" ;;
+		esac
 		errs=$(grep -c . $tmp/err)
 		[ $rc = 0 ] || errs=$((errs + 1))
 		[ "$errs" = 0 ] || say "$w $s: exit $rc: $(head -n 3 $tmp/err)"
 		ms=$((t1 - t0))
 		st=$(cat $tmp/stats)
 		[ -n "$st" ] || st="null null null null "
-		say "$w $s: $ms ms, errors $errs${st:+, daemon: $st}"
-		echo "$w $s $ms $(written "$w") $st$errs" >>$tmp/results
+		say "$w $s: $ms ms, errors $errs${st:+, daemon: $st}, daemon CPU ms, checkpoints and wake-ups in the run: $dm"
+		echo "$w $s $ms $(written "$w") $st$errs $dm" >>$tmp/results
 	done
 done
 [ $nfs_up = 1 ] && { umount /mnt/nfs; vfsb-servers stop; }
 umount $jrdir
+[ "$disk" = ram ] && umount "$fs"
 
 # ---- table and JSON ----
 awk -v size="${VFSB_BENCH_REALWORK_SIZE:-small}" -v ent="$entries" -v dirs="$dirs" -v out="$outjson" '
 	function num(v) { return v == "null" || v == "" ? "null" : v + 0 }
 	{ w = $1; s = $2; ms[w, s] = $3; n[w] = $4; it[w, s] = $5; rec[w, s] = $6
-	  lat[w, s] = $7; un[w, s] = $8; er[w, s] = $9
+	  lat[w, s] = $7; un[w, s] = $8; er[w, s] = $9; cpu[w, s] = $10; ck[w, s] = $11; wk[w, s] = $12
 	  if (!(w in seen)) { seen[w] = 1; order[++nw] = w } }
 	END {
 		ns = split("none watch jd refuse", S, " ")
@@ -305,7 +364,8 @@ awk -v size="${VFSB_BENCH_REALWORK_SIZE:-small}" -v ent="$entries" -v dirs="$dir
 					j = j ", \"intents\": " num(it[w, s]) ", \"records\": " num(rec[w, s]) \
 					    ", \"ack_latency_avg_ms\": " num(lat[w, s]) ", \"unacked\": " num(un[w, s]) \
 					    ", \"intents_per_op\": " (it[w, s] != "null" && n[w] > 0 ? sprintf("%.4f", it[w, s] / n[w]) : "null") \
-					    ", \"intents_per_s\": " (it[w, s] != "null" && ms[w, s] > 0 ? sprintf("%.1f", it[w, s] * 1000 / ms[w, s]) : "null")
+					    ", \"intents_per_s\": " (it[w, s] != "null" && ms[w, s] > 0 ? sprintf("%.1f", it[w, s] * 1000 / ms[w, s]) : "null") \
+					    ", \"daemon_cpu_ms\": " num(cpu[w, s]) ", \"checkpoints\": " num(ck[w, s]) ", \"daemon_wakeups\": " num(wk[w, s])
 				j = j "}"
 			}
 			j = j "}"
