@@ -11,18 +11,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "namer.h"
 
 #define NAMER_BATCH	4096
 #define NAMER_MAX_FS	64
+/*
+ * After an ack, the namer waits this long before it looks: the acks of
+ * that time are named in one round (one read, one commit of its own)
+ * instead of one round each. An untar acks a new directory every few
+ * milliseconds, and a round per ack doubled the daemon's commits. A
+ * checkpoint's kick (renames to name) and a stop are not delayed.
+ */
+#define NAMER_DELAY_MS	100
 
 struct vbj_namer {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool kicked, stop;	/* under lock */
+	bool soon;		/* under lock: a checkpoint's kick, no delay */
 	int64_t moves_upto;	/* under lock: the highest asked for */
 	sqlite3 *db;
 	int nfs;
@@ -139,17 +149,28 @@ static bool name_table(struct vbj_namer *n, const char *table, int64_t upto)
 static void *namer_main(void *arg)
 {
 	struct vbj_namer *n = arg;
+	struct timespec until;
 	int64_t upto;
 
 	for (;;) {
 		pthread_mutex_lock(&n->lock);
 		while (!n->kicked && !n->stop)
 			pthread_cond_wait(&n->cond, &n->lock);
+		/* the acks of the next NAMER_DELAY_MS, in this round */
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_nsec += NAMER_DELAY_MS * 1000000L;
+		until.tv_sec += until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		while (!n->soon && !n->stop &&
+		       pthread_cond_timedwait(&n->cond, &n->lock, &until) !=
+		       ETIMEDOUT)
+			;
 		if (n->stop) {
 			pthread_mutex_unlock(&n->lock);
 			return NULL;
 		}
 		n->kicked = false;
+		n->soon = false;
 		upto = n->moves_upto;
 		pthread_mutex_unlock(&n->lock);
 		while (name_table(n, "changes", INT64_MAX))
@@ -162,6 +183,7 @@ static void *namer_main(void *arg)
 int vbj_namer_start(struct vbj_namer **np, const char *db_path,
 		    const int64_t *ids, const int *fds, int nfs)
 {
+	pthread_condattr_t ca;
 	struct vbj_namer *n;
 	sigset_t all, old;
 	int i, ret;
@@ -184,7 +206,11 @@ int vbj_namer_start(struct vbj_namer **np, const char *db_path,
 	/* the daemon's commits go first: a long wait here costs nothing */
 	sqlite3_busy_timeout(n->db, 10000);
 	pthread_mutex_init(&n->lock, NULL);
-	pthread_cond_init(&n->cond, NULL);
+	/* its delay is measured on the monotonic clock, not the wall's */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&n->cond, &ca);
+	pthread_condattr_destroy(&ca);
 	/*
 	 * The thread takes no signal: one delivered to it would set the
 	 * daemon's flag without waking the main loop's poll() (SIGHUP,
@@ -214,6 +240,8 @@ void vbj_namer_kick(struct vbj_namer *n, int64_t moves_upto)
 		return;
 	pthread_mutex_lock(&n->lock);
 	n->kicked = true;
+	if (moves_upto)
+		n->soon = true;
 	if (moves_upto > n->moves_upto)
 		n->moves_upto = moves_upto;
 	pthread_cond_signal(&n->cond);
