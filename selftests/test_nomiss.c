@@ -12,6 +12,10 @@
  *   to one regular file one at a time).
  * - a section whose bookkeeping cannot be allocated (the fail_alloc
  *   knob) is announced unfenced, with a RESCAN record.
+ * - a data helper's call whose return hook finds no instance free (the
+ *   pool emptied by fallocate(2) calls held on a frozen ext4) gives its
+ *   filesystem a RESCAN at the next barrier; where there is no pool,
+ *   every call is bracketed.
  * - the closing hooks cannot be switched off (ftrace_enabled=0 is
  *   refused while they are in), and a group whose completion hook is
  *   missing (the fail_hook knob) is not hooked at all: its writes are
@@ -42,9 +46,11 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/aio_abi.h>
+#include <linux/fs.h>
 #include <linux/userfaultfd.h>
 
 #include "vfsb.h"
@@ -515,6 +521,263 @@ out:
 	param_set("hooks_linger_ms", "10000");
 	free(b);
 	umount2(DIR_A, MNT_DETACH);
+}
+
+/* ---- a return hook with no instance ---- */
+
+#define DIR_E	"/tmp/nm-ext4"
+
+/*
+ * The data helpers' sections come from return hooks (module/spans.c):
+ * where those draw from a pool of instances, a call that finds none
+ * free runs without a section, and only the hook's nmissed counter
+ * knows. How this kernel hooks vfs_fallocate(), and the size of the
+ * pool its calls draw from (0: none): 6.1's kretprobe, one per
+ * function with VFSB_SPAN_KRP_MAXACTIVE (1024) instances, listed in
+ * debugfs as "r"; fprobe before 6.14 (rethook), VFSB_SPAN_MAXACTIVE
+ * (4096) shared by all the helpers; fprobe from 6.14 keeps its return
+ * on each task's shadow stack, with no pool.
+ */
+static int span_pool(const char **how)
+{
+	char line[256];
+	struct utsname u;
+	int maj = 0, min = 0;
+	FILE *f;
+
+	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	f = fopen("/sys/kernel/debug/kprobes/list", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		/* at the ftrace site: +0, or +4 behind an ENDBR */
+		if (strstr(line, "  r  vfs_fallocate+0x")) {
+			fclose(f);
+			*how = "kretprobe";
+			return 1024;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!uname(&u))
+		sscanf(u.release, "%d.%d", &maj, &min);
+	if (maj < 6 || (maj == 6 && min < 14)) {
+		*how = "fprobe on rethook";
+		return 4096;
+	}
+	*how = "fprobe on the function graph";
+	return 0;
+}
+
+/* Whether thread tid's kernel stack shows every one of the names. */
+static bool stack_shows(pid_t tid, const char *a, const char *b)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stack", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return strstr(buf, a) && strstr(buf, b);
+}
+
+struct falloc_call {
+	int fd;
+	atomic_int tid;
+	int ret;
+};
+
+static void *falloc_caller(void *arg)
+{
+	struct falloc_call *c = arg;
+
+	atomic_store(&c->tid, gettid());
+	c->ret = fallocate(c->fd, 0, 0, 4096) ? -errno : 0;
+	return NULL;
+}
+
+FIXTURE(pool) {
+	int dev, dirfd, fd, n, started;
+	bool frozen, mounted, *seen;
+	struct falloc_call *calls;
+	pthread_t *th;
+	struct rec_batch *b;
+};
+
+FIXTURE_SETUP(pool)
+{
+	self->dev = self->dirfd = self->fd = -1;
+}
+
+/* Whatever happened, the callers are let go and joined. */
+FIXTURE_TEARDOWN(pool)
+{
+	int i;
+
+	if (self->frozen)
+		ioctl(self->dirfd, FITHAW, 0);
+	for (i = 0; i < self->started; i++)
+		pthread_join(self->th[i], NULL);
+	free(self->calls);
+	free(self->seen);
+	free(self->th);
+	free(self->b);
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->dirfd >= 0)
+		close(self->dirfd);
+	if (self->dev >= 0)
+		close(self->dev);
+	if (self->mounted)
+		umount2(DIR_E, MNT_DETACH);
+}
+
+/*
+ * A call whose return hook finds the pool empty gets no section: the
+ * next barrier must give its filesystem a RESCAN (VFSB_RESCAN_NO_RETURN),
+ * never silence. With ext4 frozen, n fallocate(2) calls each block in
+ * vfs_fallocate()'s sb_start_write, past the hook's entry, so the ones
+ * that got an instance keep it; n is more than the pool. Where there is
+ * no pool, every call must be bracketed, waited for by the barrier, and
+ * no RESCAN given.
+ */
+TEST_F_TIMEOUT(pool, empty_return_hook_pool_gives_a_rescan, 300)
+{
+	struct vfsb_sb_stats st0, st;
+	struct timespec t0, t1;
+	pthread_attr_t attr;
+	const char *how;
+	__u64 cookie;
+	__u32 sdev;
+	int pool, n, held, i, ret, blocked = 0, rescan = 0;
+
+	ret = mount_ext4(DIR_E);
+	if (ret == -ENODEV)
+		SKIP(return, "no scratch disk");
+	ASSERT_EQ(0, ret);
+	self->mounted = true;
+	sdev = rec_dev_of(DIR_E);
+	self->fd = open(DIR_E "/f", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	ASSERT_LE(0, self->fd);
+	self->dirfd = open(DIR_E, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, self->dirfd);
+	self->dev = vfsb_open();
+	ASSERT_LE(0, self->dev);
+	ASSERT_EQ(0, vfsb_subscribe(self->dev, 0, 0, VFSB_SUB_COALESCE, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(self->dev, DIR_E));
+	/* the hooks are in now */
+	pool = span_pool(&how);
+	n = (pool ? pool : 1024) + 32;
+	self->b = batch_new();
+	self->calls = calloc(n, sizeof(*self->calls));
+	self->th = calloc(n, sizeof(*self->th));
+	self->seen = calloc(n, sizeof(*self->seen));
+	ASSERT_TRUE(self->b && self->calls && self->th && self->seen);
+	ASSERT_EQ(0, many_limits(n));
+	/* what earlier calls left is said now, not counted below */
+	ASSERT_EQ(0, vfsb_barrier_path(self->dev, DIR_E, 0, 10000));
+	ASSERT_EQ(0, rec_drain(self->dev, self->b));
+	ASSERT_EQ(0, vfsb_stats_path(self->dev, DIR_E, &st0));
+	ASSERT_EQ(0, st0.in_flight);
+
+	ASSERT_EQ(0, ioctl(self->dirfd, FIFREEZE, 0));
+	self->frozen = true;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 << 10);
+	for (i = 0; i < n; i++) {
+		self->calls[i].fd = self->fd;
+		ASSERT_EQ(0, pthread_create(&self->th[i], &attr, falloc_caller,
+					    &self->calls[i]))
+			TH_LOG("thread %d of %d could not start", i, n);
+		self->started++;
+	}
+	pthread_attr_destroy(&attr);
+	/* each one asleep in sb_start_write, inside vfs_fallocate */
+	for (i = 0; i < 120000 && blocked < n; i++) {
+		int k;
+
+		for (k = 0; k < n; k++) {
+			pid_t tid = atomic_load(&self->calls[k].tid);
+
+			if (self->seen[k] || !tid ||
+			    !stack_shows(tid, "vfs_fallocate", "percpu_"))
+				continue;
+			self->seen[k] = true;
+			blocked++;
+		}
+		if (blocked < n)
+			usleep(1000);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	for (i = 0; i < n && self->seen[i]; i++)
+		;
+	if (i < n) {
+		char path[64], buf[2048] = "";
+		int sfd;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%d/stack",
+			 atomic_load(&self->calls[i].tid));
+		sfd = open(path, O_RDONLY | O_CLOEXEC);
+		if (sfd >= 0) {
+			ret = read(sfd, buf, sizeof(buf) - 1);
+			buf[ret > 0 ? ret : 0] = 0;
+			close(sfd);
+		}
+		TH_LOG("call %d's stack: %s", i, buf);
+	}
+	ASSERT_EQ(n, blocked) TH_LOG("only %d of %d calls blocked in vfs_fallocate",
+				     blocked, n);
+	ASSERT_EQ(0, vfsb_stats_path(self->dev, DIR_E, &st));
+	held = st.in_flight;
+	TH_LOG("%s, pool %d: %d calls held in %.1f s, %d in a section",
+	       how, pool, n, (t1.tv_sec - t0.tv_sec) +
+	       (t1.tv_nsec - t0.tv_nsec) / 1e9, held);
+	/* the bracketed ones are waited for */
+	ASSERT_EQ(0, vfsb_barrier_start_path(self->dev, DIR_E, 0, &cookie));
+	EXPECT_EQ(VFSB_BARRIER_PENDING, vfsb_barrier_poll(self->dev, cookie, NULL))
+		TH_LOG("the barrier passed %d calls in their sections", held);
+
+	ASSERT_EQ(0, ioctl(self->dirfd, FITHAW, 0));
+	self->frozen = false;
+	for (i = 0; i < n; i++)
+		pthread_join(self->th[i], NULL);
+	self->started = 0;
+	for (i = 0; i < n && !self->calls[i].ret; i++)
+		;
+	EXPECT_EQ(n, i) TH_LOG("call %d: %s", i, strerror(-self->calls[i].ret));
+	EXPECT_EQ(0, vfsb_barrier_wait(self->dev, cookie, 60000));
+	EXPECT_EQ(0, vfsb_barrier_path(self->dev, DIR_E, 0, 10000));
+	ASSERT_EQ(0, rec_drain(self->dev, self->b));
+	for (i = 0; i < self->b->n; i++) {
+		struct vfsb_record *r = self->b->rec[i];
+		char why[64];
+
+		if (r->type != VFSB_REC_RESCAN || r->dev != sdev)
+			continue;
+		vfsb_rescan_format(r->reasons, why, sizeof(why));
+		TH_LOG("RESCAN (%s), %llu lost", why, (unsigned long long)r->lost);
+		rescan |= r->reasons & VFSB_RESCAN_NO_RETURN;
+	}
+	ASSERT_EQ(0, vfsb_stats_path(self->dev, DIR_E, &st));
+	EXPECT_EQ(0, st.in_flight);
+	/* every call was bracketed, or the filesystem is to be rescanned */
+	EXPECT_TRUE(held == n || rescan)
+		TH_LOG("%d calls ran without a section and no RESCAN said so",
+		       n - held);
+	if (pool) {
+		/* and this test did empty the pool */
+		EXPECT_GT(n, held) TH_LOG("all %d calls found an instance", n);
+		EXPECT_LT(st0.rescans, st.rescans);
+	} else {
+		EXPECT_EQ(n, held);
+		EXPECT_FALSE(rescan) TH_LOG("a RESCAN with every call bracketed");
+	}
 }
 
 /* ---- no record outside a section ---- */

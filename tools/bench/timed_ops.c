@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 struct octx {
 	int dirfd;
 	int fd;
+	int src;		/* sendfile's source */
 	struct vfsb_uring ring;
 	char buf[4096];
 };
@@ -188,6 +190,67 @@ static void teardown_write1(struct octx *c)
 	close_unlink(c, "w1");
 }
 
+/*
+ * The data helpers that a return hook brackets (module/spans.c): on
+ * 6.1 a kretprobe fires on every call of any filesystem while anything
+ * is watched, and its entry handler filters.
+ */
+static int setup_fallocate(struct octx *c)
+{
+	return open_prefilled(c, "fa");
+}
+
+/* pages already there: the call, not the allocation */
+static int run_fallocate_4k(struct octx *c, long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		if (fallocate(c->fd, FALLOC_FL_KEEP_SIZE,
+			      (off_t)(i % FILE_PAGES) * 4096, 4096))
+			return -errno;
+	return 0;
+}
+
+static void teardown_fallocate(struct octx *c)
+{
+	close_unlink(c, "fa");
+}
+
+static int setup_sendfile(struct octx *c)
+{
+	c->src = openat(c->dirfd, "sfsrc", O_RDWR | O_CREAT | O_TRUNC |
+			O_CLOEXEC, 0644);
+	if (c->src < 0)
+		return -errno;
+	if (write(c->src, c->buf, 1) != 1)
+		return -EIO;
+	return open_file(c, "sf", O_WRONLY | O_TRUNC);
+}
+
+/* do_splice_direct(), and vfs_iter_write() inside it */
+static int run_sendfile_1b(struct octx *c, long n)
+{
+	long i;
+	off_t off;
+
+	for (i = 0; i < n; i++) {
+		off = 0;
+		if (sendfile(c->fd, c->src, &off, 1) != 1)
+			return -EIO;
+	}
+	return 0;
+}
+
+static void teardown_sendfile(struct octx *c)
+{
+	if (c->src >= 0)
+		close(c->src);
+	c->src = -1;
+	unlinkat(c->dirfd, "sfsrc", 0);
+	close_unlink(c, "sf");
+}
+
 static int setup_uring(struct octx *c)
 {
 	int ret = open_prefilled(c, "ur");
@@ -233,6 +296,8 @@ const struct op ops[NOPS] = {
 	{ "pwrite_4k", "pwrite 4K", setup_pwrite, run_pwrite_4k, teardown_pwrite, true, 1 },
 	{ "write_1b", "write 1B", setup_write1, run_write_1b, teardown_write1, true, 1 },
 	{ "io_uring_4k", "io_uring 4K", setup_uring, run_uring_4k, teardown_uring, false, 1 },
+	{ "fallocate_4k", "fallocate 4K", setup_fallocate, run_fallocate_4k, teardown_fallocate, false, 1 },
+	{ "sendfile_1b", "sendfile 1B", setup_sendfile, run_sendfile_1b, teardown_sendfile, false, 1 },
 };
 
 _Static_assert(ARRAY_SIZE(ops) == NOPS, "NOPS is the number of ops");
@@ -267,6 +332,7 @@ double time_op(const struct op *op, int dirfd, long n)
 	memset(c.buf, 'v', sizeof(c.buf));
 	c.dirfd = dirfd;
 	c.fd = -1;
+	c.src = -1;
 	ret = op->setup ? op->setup(&c) : 0;
 	if (ret) {
 		progress("%s: setup failed: %s", op->key, strerror(-ret));

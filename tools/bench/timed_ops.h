@@ -12,7 +12,7 @@
 
 #define MAX_FS 4		/* filesystems under test */
 #define MAX_REPS 32		/* rounds */
-#define NOPS ((size_t)8)	/* entries of ops[] */
+#define NOPS ((size_t)10)	/* entries of ops[] */
 #define FILE_PAGES 256		/* 1 MiB files for the data writes */
 
 struct octx;
