@@ -6,12 +6,15 @@
  * Every entry callback of the table shares one ftrace_ops, every
  * redirect another, AIO's return probe is a kretprobe, and the data
  * helpers' sections from entry to return are spans.c's return hooks
- * (fprobe, or kretprobes): none of these holds IPMODIFY. A redirect
- * moves the call (into its wrapper) on any tracked filesystem: its ops
- * has ftrace's IPMODIFY, which ftrace grants one ops per function; only
- * vfs_iocb_iter_write() and io_write() are left there. An entry
+ * (fprobe, or kretprobes), as are the async submissions' (io_uring's
+ * io_write(), vfs_iocb_iter_write()): none of these holds IPMODIFY. A
+ * redirect that is not intent_only would move the call (into its
+ * wrapper) on any tracked filesystem: its ops has ftrace's IPMODIFY,
+ * which ftrace grants one ops per function; no hook of the table is
+ * one any more. An entry
  * callback moves a call only in intent mode (hooks.c), and so do the
- * redirects of the namespace and data helpers (intent_only), which go
+ * redirects of the namespace and data helpers and of the async
+ * submissions (intent_only), which go
  * with the entry callbacks: their ops has none,
  * and a third ops, with no callback of its own, takes IPMODIFY on the
  * functions of theirs that may move while an intent subscriber exists
@@ -796,9 +799,9 @@ bool vfsb_hookreg_moves(unsigned long ip)
 }
 
 /*
- * The calls the return hooks of the data helpers missed (spans.c): no
- * instance was free, or the probe was skipped, nested in another
- * probe's handler or tracer. Such a call went on without a section
+ * The calls the return hooks of the data helpers and of the async
+ * submissions missed (spans.c): no instance was free, or the probe was
+ * skipped, nested in another probe's handler or tracer. Such a call went on without a section
  * and, for the helpers whose return hook announces the change
  * (vfs_fallocate(), clone, dedupe, fs-verity, fscrypt), unannounced:
  * only the mechanism's counters say so. A barrier looks first, so a

@@ -68,11 +68,12 @@ struct vfsb_hook {
 	size_t rp_data;
 	/*
 	 * SPAN: at the call's entry (preemption off), whether a section
-	 * was opened, which span_exit() ends at the call's return.
+	 * was opened, which span_exit() ends (or hands to the completion
+	 * of an async write) at the call's return, given its return value.
 	 */
 	bool (*span_enter)(const struct vfsb_span_call *c,
 			   struct vfsb_span *d);
-	void (*span_exit)(struct vfsb_span *d);
+	void (*span_exit)(struct vfsb_span *d, unsigned long ret);
 };
 
 /* Entries in the hook table at most: the callbacks' lookup is sized so. */
