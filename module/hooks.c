@@ -386,9 +386,10 @@ static int vfsb_call_announce(struct vfsb_call *c, struct super_block *sb,
  * The entry callback of mnt_want_write*() only leaves a token in the
  * task (sections.c): it cannot see whether access will be granted, and
  * a section opened there would make barriers wait for a writer blocked
- * on a frozen filesystem. No redirect, no return probe: a redirect
- * needs ftrace's IPMODIFY on the function whenever anything is watched
- * (a livepatch or a kprobe with a post_handler there then gets EBUSY),
+ * on a frozen filesystem. No redirect, no return probe: a redirect on
+ * every watched filesystem needs ftrace's IPMODIFY on the function
+ * whenever anything is watched (a livepatch or a kprobe with a
+ * post_handler there then gets EBUSY),
  * and a kretprobe shares its kprobe with such a post_handler kprobe
  * through an aggregate probe that 6.1 disarms through the wrong
  * ftrace_ops once the other one is gone ("Failed to disarm
@@ -1949,8 +1950,6 @@ static_assert(__same_type(((struct kiocb *)NULL)->ki_complete,
 	  .wrapper = (unsigned long)vfsb_wrap_##fn, .cov = cov_, __VA_ARGS__ }
 #define REDIRECT(fn, decide, cov_, ...) \
 	REDIRECT_SYM(fn, #fn, decide, cov_, __VA_ARGS__)
-#define INTENT_REDIRECT(fn, decide, cov_, ...) \
-	REDIRECT(fn, decide, cov_, .intent_only = true, __VA_ARGS__)
 #define SPAN_EXIT(sym, kind, exit, cov_, ...) \
 	{ .symbol = sym, .type = VFSB_HOOK_SPAN, \
 	  .span_enter = vfsb_span_##kind, .span_exit = exit, \
@@ -1996,66 +1995,61 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 #ifdef VFSB_NS_WRAPPERS
 	/* where kernel threads wait for a namespace change's ack */
 	REDIRECT(vfs_create, vfsb_redirect_create, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 	REDIRECT(vfs_mkdir, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 	REDIRECT(vfs_mknod, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 	REDIRECT(vfs_symlink, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 	REDIRECT(vfs_link, vfsb_redirect_ns_dir2, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 	REDIRECT(vfs_rmdir, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 	REDIRECT(vfs_unlink, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 	REDIRECT(vfs_rename, vfsb_redirect_rename, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 	REDIRECT(notify_change, vfsb_redirect_ns_dentry1, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 	REDIRECT(vfs_setxattr, vfsb_redirect_ns_dentry1, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 	REDIRECT(vfs_removexattr, vfsb_redirect_ns_dentry1, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 #endif
 
 	/* data */
 	ENTRY("rw_verify_area", vfsb_on_rw_verify, VFSB_COV_DATA),
 	SPAN("vfs_iter_write", data0, VFSB_COV_DATA),
-	INTENT_REDIRECT(vfs_iter_write, vfsb_redirect_data0, VFSB_COV_DATA),
+	REDIRECT(vfs_iter_write, vfsb_redirect_data0, VFSB_COV_DATA),
 	SPAN("vfs_fallocate", vfs_fallocate, VFSB_COV_DATA),
-	INTENT_REDIRECT(vfs_fallocate, vfsb_redirect_data0, VFSB_COV_DATA),
+	REDIRECT(vfs_fallocate, vfsb_redirect_data0, VFSB_COV_DATA),
 	SPAN("kernel_write", data0, VFSB_COV_KERNEL_WRITE),
-	INTENT_REDIRECT(kernel_write, vfsb_redirect_data0,
-			VFSB_COV_KERNEL_WRITE),
+	REDIRECT(kernel_write, vfsb_redirect_data0, VFSB_COV_KERNEL_WRITE),
 	ENTRY("__kernel_write", vfsb_on_kernel_write, VFSB_COV_KERNEL_WRITE),
 	SPAN("do_splice_direct", data2, VFSB_COV_SPLICE),
-	INTENT_REDIRECT(do_splice_direct, vfsb_redirect_data2, VFSB_COV_SPLICE),
+	REDIRECT(do_splice_direct, vfsb_redirect_data2, VFSB_COV_SPLICE),
 	SPAN("vfs_copy_file_range", data2, VFSB_COV_SPLICE),
-	INTENT_REDIRECT(vfs_copy_file_range, vfsb_redirect_data2,
-			VFSB_COV_SPLICE),
+	REDIRECT(vfs_copy_file_range, vfsb_redirect_data2, VFSB_COV_SPLICE),
 	SPAN("vfs_clone_file_range", remap, VFSB_COV_REMAP),
-	INTENT_REDIRECT(vfs_clone_file_range, vfsb_redirect_data2,
-			VFSB_COV_REMAP),
+	REDIRECT(vfs_clone_file_range, vfsb_redirect_data2, VFSB_COV_REMAP),
 	SPAN("vfs_dedupe_file_range_one", remap, VFSB_COV_REMAP),
-	INTENT_REDIRECT(vfs_dedupe_file_range_one, vfsb_redirect_data2,
-			VFSB_COV_REMAP),
+	REDIRECT(vfs_dedupe_file_range_one, vfsb_redirect_data2,
+		 VFSB_COV_REMAP),
 	ENTRY("do_page_mkwrite", vfsb_on_mkwrite, VFSB_COV_MMAP,
 	      .optional = true),
 	SPAN(VFSB_VERITY_SYMBOL, file_attr, VFSB_COV_VERITY, .optional = true),
 	REDIRECT_SYM(fsverity_ioctl_enable, VFSB_VERITY_SYMBOL,
-		     vfsb_redirect_file0, VFSB_COV_VERITY, .optional = true,
-		     .intent_only = true),
+		     vfsb_redirect_file0, VFSB_COV_VERITY, .optional = true),
 	SPAN(VFSB_FSCRYPT_SYMBOL, file_attr, VFSB_COV_FSCRYPT,
 	     .optional = true),
 	REDIRECT_SYM(fscrypt_ioctl_set_policy, VFSB_FSCRYPT_SYMBOL,
-		     vfsb_redirect_file0, VFSB_COV_FSCRYPT, .optional = true,
-		     .intent_only = true),
+		     vfsb_redirect_file0, VFSB_COV_FSCRYPT, .optional = true),
 
 	/* async: submission and completion, a group each */
 	SUBMIT_SPAN(io_write, VFSB_COV_IO_URING, .optional = true),
-	INTENT_REDIRECT(io_write, vfsb_redirect_io_write, VFSB_COV_IO_URING,
-			.call_addr = &vfsb_io_write_addr, .optional = true),
+	REDIRECT(io_write, vfsb_redirect_io_write, VFSB_COV_IO_URING,
+		 .call_addr = &vfsb_io_write_addr, .optional = true),
 	CLOSER("io_complete_rw", vfsb_on_complete, VFSB_COV_IO_URING,
 	       .optional = true),
 	CLOSER("io_complete_rw_iopoll", vfsb_on_complete, VFSB_COV_IO_URING,
@@ -2067,7 +2061,7 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 	       .optional = true),
 	SPAN_EXIT("vfs_iocb_iter_write", iocb, vfsb_span_iocb_exit,
 		  VFSB_COV_IOCB),
-	INTENT_REDIRECT(vfs_iocb_iter_write, vfsb_redirect_iocb, VFSB_COV_IOCB),
+	REDIRECT(vfs_iocb_iter_write, vfsb_redirect_iocb, VFSB_COV_IOCB),
 };
 
 static_assert(ARRAY_SIZE(vfsb_hook_table) <= VFSB_HOOKS_MAX);
