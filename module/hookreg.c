@@ -3,21 +3,20 @@
  * Putting the hooks into the kernel and taking them out.
  *
  * hooks.c owns the table of what is hooked; this file only registers it.
- * Every entry callback of the table shares one ftrace_ops, every
- * redirect another, AIO's return probe is a kretprobe, and the data
- * helpers' sections from entry to return are spans.c's return hooks
- * (fprobe, or kretprobes): none of these holds IPMODIFY. A redirect
- * moves the call (into its wrapper) on any tracked filesystem: its ops
- * has ftrace's IPMODIFY, which ftrace grants one ops per function; only
- * vfs_iocb_iter_write() and io_write() are left there. An entry
- * callback moves a call only in intent mode (hooks.c), and so do the
- * redirects of the namespace and data helpers (intent_only), which go
- * with the entry callbacks: their ops has none,
- * and a third ops, with no callback of its own, takes IPMODIFY on the
- * functions of theirs that may move while an intent subscriber exists
- * (see "Moving calls" below): a livepatch or a kprobe with a
- * post_handler, which need IPMODIFY too, can then share every function
- * but the redirected ones. Each registration patches kernel
+ * Every entry callback and every redirect of the table shares one
+ * ftrace_ops, AIO's return probe is a kretprobe, and the sections from
+ * entry to return of the data helpers and of the async submissions
+ * (io_uring's io_write(), vfs_iocb_iter_write()) are spans.c's return
+ * hooks (fprobe, or kretprobes): none of these holds ftrace's
+ * IPMODIFY, which ftrace grants one ops per function. An entry
+ * callback moves a call only in intent mode (hooks.c), and a redirect
+ * moves its call into its wrapper only on a filesystem an intent
+ * subscriber watches; a second ops, with no callback of its own, takes
+ * IPMODIFY on the functions whose hooks may move a call, and only
+ * while an intent subscriber exists (see "Moving calls" below): a
+ * livepatch or a kprobe with a post_handler, which need IPMODIFY too,
+ * can share every hooked function with a watch, and every one but
+ * those while an intent subscriber exists. Each registration patches kernel
  * text (text_poke with breakpoints and IPIs to every CPU), so the
  * whole table goes in and out in a handful of
  * patching rounds, not one per hooked function. The callbacks dispatch
@@ -26,7 +25,7 @@
  *
  * Order: closing hooks go in before the hooks that open what they close
  * (entry callbacks, which end write access and async writes, then the
- * return probes, then the redirects) and come out after them. The ftrace
+ * return probes) and come out after them. The ftrace
  * ops are FTRACE_OPS_FL_PERMANENT: while they are in, `sysctl
  * kernel.ftrace_enabled=0` is refused, so no section can lose its
  * closing hook. The hooks are in only while some superblock is tracked,
@@ -154,7 +153,7 @@ struct vfsb_ftgroup {
 	bool registered;
 };
 
-static struct vfsb_ftgroup vfsb_entry_group, vfsb_redirect_group;
+static struct vfsb_ftgroup vfsb_entry_group;
 static struct kretprobe *vfsb_rps;	/* one per table entry, when live */
 /* spans' missed calls when last looked at; under vfsb_hooks_mutex */
 static unsigned long vfsb_spans_missed_seen;
@@ -191,14 +190,6 @@ static struct vfsb_live *vfsb_live_slot(struct vfsb_ftgroup *g,
 	}
 }
 
-static const struct vfsb_hook *vfsb_live_find(struct vfsb_ftgroup *g,
-					      unsigned long ip)
-{
-	const struct vfsb_live *l = vfsb_live_slot(g, ip);
-
-	return l ? l->h : NULL;
-}
-
 /*
  * A hook that ftrace's recursion guard skipped: its function was called
  * from inside a callback of some tracer (a kprobe's or an ftrace
@@ -215,22 +206,24 @@ static void vfsb_recursion_missed(void)
 }
 
 /*
- * Whose ftrace_ops a hook's callback is in: an intent-only redirect
- * goes with the entry callbacks, whose ops has no IPMODIFY.
+ * Whose ftrace_ops a hook's callback is in: a redirect goes with the
+ * entry callbacks, whose ops has no IPMODIFY.
  */
 static enum vfsb_hook_type vfsb_hook_ops(const struct vfsb_hook *h)
 {
-	return h->intent_only ? VFSB_HOOK_ENTRY : h->type;
+	return h->type == VFSB_HOOK_REDIRECT ? VFSB_HOOK_ENTRY : h->type;
 }
 
-/* ---- the two ftrace callbacks ---- */
+/* ---- the ftrace callback ---- */
 
 /*
- * An intent-only redirect, in the entry callbacks' ops: the call goes
- * on in its wrapper only where vfsb_move_ops holds the function, else
- * where it would have gone (its hooks inside settle the change as one
- * that cannot wait, its return hook brackets it). The wrapper's own
- * call is let through.
+ * A redirect, in the entry callbacks' ops: the call goes on in its
+ * wrapper only where vfsb_move_ops holds the function, else where it
+ * would have gone (its hooks inside settle the change as one that
+ * cannot wait, its return hook brackets it). The wrapper, which calls
+ * the function by its linked symbol (IBT kernels forbid calls through
+ * resolved addresses), has its own call recognised by its return
+ * address in this module and let through.
  */
 static void vfsb_entry_redirect(const struct vfsb_live *l, unsigned long pip,
 				struct ftrace_regs *fregs, int bit)
@@ -290,36 +283,6 @@ static void notrace vfsb_entry_cb(unsigned long ip, unsigned long pip,
 	}
 	if (bit >= 0)
 		ftrace_test_recursion_unlock(bit);
-}
-
-/*
- * Redirects: when the hook says so, the traced call goes on in its
- * wrapper, which calls the function by its linked symbol (IBT kernels
- * forbid calls through resolved addresses). The wrapper's own call is
- * recognised by its return address in this module and let through.
- */
-static void notrace vfsb_redirect_cb(unsigned long ip, unsigned long pip,
-				     struct ftrace_ops *op,
-				     struct ftrace_regs *fregs)
-{
-	const struct vfsb_hook *h;
-	int bit;
-
-	if (within_module(pip, THIS_MODULE))
-		return;
-	bit = ftrace_test_recursion_trylock(ip, pip);
-	h = vfsb_live_find(&vfsb_redirect_group, ip);
-	if (bit < 0) {
-		/* a tracked filesystem's call goes on unbracketed */
-		if (h && h->redirect(fregs))
-			vfsb_recursion_missed();
-		return;
-	}
-	if (h)
-		vfsb_hook_hit(h);
-	if (h && h->redirect(fregs))
-		vfsb_fregs_set_ip(fregs, h->wrapper);
-	ftrace_test_recursion_unlock(bit);
 }
 
 /* ---- registration ---- */
@@ -556,7 +519,6 @@ static void vfsb_hooks_unregister(void)
 {
 	vfsb_moves_unregister();
 	/* openers first, closers last */
-	vfsb_ftgroup_unregister(&vfsb_redirect_group);
 	vfsb_spans_unregister();
 	vfsb_rps_unregister();
 	vfsb_ftgroup_unregister(&vfsb_entry_group);
@@ -591,11 +553,6 @@ static int vfsb_hooks_register(void)
 		ret = vfsb_spans_register(vfsb_hooks, addr, vfsb_nr_hooks, cov);
 	if (!ret)
 		vfsb_spans_missed_seen = 0;
-	if (!ret)
-		ret = vfsb_ftgroup_register(&vfsb_redirect_group,
-					    VFSB_HOOK_REDIRECT, cov, addr,
-					    vfsb_redirect_cb,
-					    FTRACE_OPS_FL_IPMODIFY);
 	if (ret) {
 		pr_err("registering the hooks failed: %d\n", ret);
 		vfsb_hooks_unregister();
@@ -796,9 +753,9 @@ bool vfsb_hookreg_moves(unsigned long ip)
 }
 
 /*
- * The calls the return hooks of the data helpers missed (spans.c): no
- * instance was free, or the probe was skipped, nested in another
- * probe's handler or tracer. Such a call went on without a section
+ * The calls the return hooks of the data helpers and of the async
+ * submissions missed (spans.c): no instance was free, or the probe was
+ * skipped, nested in another probe's handler or tracer. Such a call went on without a section
  * and, for the helpers whose return hook announces the change
  * (vfs_fallocate(), clone, dedupe, fs-verity, fscrypt), unannounced:
  * only the mechanism's counters say so. A barrier looks first, so a

@@ -12,7 +12,11 @@
 enum vfsb_hook_type {
 	/* an ftrace callback at the function's entry */
 	VFSB_HOOK_ENTRY,
-	/* an ftrace callback that may make the call go on in a wrapper */
+	/*
+	 * an ftrace callback that may make the call go on in a wrapper:
+	 * only on a filesystem an intent subscriber watches, where the
+	 * module holds the function's IPMODIFY (hookreg.c)
+	 */
 	VFSB_HOOK_REDIRECT,
 	/* a kretprobe: entry and return handlers with per-call data */
 	VFSB_HOOK_RETPROBE,
@@ -46,15 +50,12 @@ struct vfsb_hook {
 	bool stays;
 	/* ENTRY */
 	void (*on_entry)(struct ftrace_regs *fregs);
-	/* REDIRECT: the wrapper to continue in, when redirect() says so */
+	/*
+	 * REDIRECT: the wrapper to continue in, when redirect() says so
+	 * (only for an intent subscriber's filesystem)
+	 */
 	bool (*redirect)(struct ftrace_regs *fregs);
 	unsigned long wrapper;
-	/*
-	 * REDIRECT whose redirect() says so only for an intent subscriber's
-	 * filesystem: it rides with the entry callbacks, and moves a call
-	 * only where the module holds the function's IPMODIFY (hookreg.c).
-	 */
-	bool intent_only;
 	/*
 	 * REDIRECT of a function no module can link to: where to store its
 	 * address for the wrapper to call it by, set before the hook goes
@@ -68,11 +69,12 @@ struct vfsb_hook {
 	size_t rp_data;
 	/*
 	 * SPAN: at the call's entry (preemption off), whether a section
-	 * was opened, which span_exit() ends at the call's return.
+	 * was opened, which span_exit() ends (or hands to the completion
+	 * of an async write) at the call's return, given its return value.
 	 */
 	bool (*span_enter)(const struct vfsb_span_call *c,
 			   struct vfsb_span *d);
-	void (*span_exit)(struct vfsb_span *d);
+	void (*span_exit)(struct vfsb_span *d, unsigned long ret);
 };
 
 /* Entries in the hook table at most: the callbacks' lookup is sized so. */

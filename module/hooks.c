@@ -16,9 +16,10 @@
  *    kernel_write(), vfs_fallocate(), ...) hold it from their entry to
  *    their return, seen by a return probe, or, for an intent
  *    subscriber's filesystem, are redirected to wrappers that hold it
- *    around the call; vfs_iocb_iter_write()'s wrapper holds it until
- *    the iocb completes;
- *  - io_uring and AIO submissions open it, their completion closes it.
+ *    around the call;
+ *  - io_uring and AIO submissions, and in-kernel async iocbs
+ *    (vfs_iocb_iter_write()), open it at their entry; their return
+ *    closes it, or, when the write was queued, its completion does.
  * Every announcing hook (the security_inode_*() checks, rw_verify_area()
  * of data writes, the page_mkwrite fault...) then makes sure a section
  * covers its change: if the task holds none on that superblock (write(2)
@@ -385,9 +386,10 @@ static int vfsb_call_announce(struct vfsb_call *c, struct super_block *sb,
  * The entry callback of mnt_want_write*() only leaves a token in the
  * task (sections.c): it cannot see whether access will be granted, and
  * a section opened there would make barriers wait for a writer blocked
- * on a frozen filesystem. No redirect, no return probe: a redirect
- * needs ftrace's IPMODIFY on the function whenever anything is watched
- * (a livepatch or a kprobe with a post_handler there then gets EBUSY),
+ * on a frozen filesystem. No redirect, no return probe: a redirect on
+ * every watched filesystem needs ftrace's IPMODIFY on the function
+ * whenever anything is watched (a livepatch or a kprobe with a
+ * post_handler there then gets EBUSY),
  * and a kretprobe shares its kprobe with such a post_handler kprobe
  * through an aggregate probe that 6.1 disarms through the wrong
  * ftrace_ops once the other one is gone ("Failed to disarm
@@ -765,9 +767,10 @@ static noinline void vfsb_mkwrite_change(struct ftrace_regs *fregs)
  * do_splice_direct()'s write inside sendfile(2)) each have their own
  * slot.
  */
-#define VFSB_OUTER_SPAN_END()						\
-	vfsb_task_span_end((const char *)__builtin_frame_address(0) +	\
-			   sizeof(unsigned long), 0)
+#define VFSB_OUTER_SPAN_KEY()						\
+	((const void *)((const char *)__builtin_frame_address(0) +	\
+			sizeof(unsigned long)))
+#define VFSB_OUTER_SPAN_END()	vfsb_task_span_end(VFSB_OUTER_SPAN_KEY(), 0)
 
 /*
  * The data wrappers that kernel threads write through (nfsd:
@@ -1077,7 +1080,7 @@ static bool vfsb_span_enter(const struct vfsb_span_call *c,
 }
 
 /* At the return of a call whose section vfsb_span_enter() opened. */
-static void vfsb_span_exit(struct vfsb_span *d)
+static void vfsb_span_exit(struct vfsb_span *d, unsigned long ret)
 {
 	vfsb_task_span_end(d->key, d->unannounced ? VFSB_RESCAN_NO_HOOK : 0);
 }
@@ -1428,9 +1431,9 @@ static bool vfsb_redirect_ns_dentry1(struct ftrace_regs *fregs)
 
 /*
  * In-kernel async iocbs (overlayfs, cachefiles, backing files): the
- * wrapper puts itself in front of the iocb's completion. Exactly one of
- * the two ends the section: the completion if the write was queued, the
- * wrapper if it finished in the call; both take the entry out of the
+ * section is put in front of the iocb's completion. Exactly one of the
+ * two ends it: the completion if the write was queued, the submission's
+ * return if it finished in the call; both take the entry out of the
  * table first, so the loser finds nothing.
  */
 static void vfsb_iocb_complete(struct kiocb *iocb, long res)
@@ -1452,24 +1455,125 @@ static void vfsb_iocb_complete(struct kiocb *iocb, long res)
 	done(iocb, res);
 }
 
-/* vfs_iocb_iter_write(file, ...) is moved on every watched filesystem */
-static bool vfsb_redirect_iocb(struct ftrace_regs *fregs)
+/*
+ * vfs_iocb_iter_write(file, iocb, iter) on a tracked filesystem, from
+ * its entry (a return hook: spans.c) to its return, and for an async
+ * iocb to its completion. A sync iocb (7.x nfsd's, on its stack) is a
+ * data helper's call like vfs_iter_write(): a section until the
+ * return. An async one (6.1.0-57: overlayfs' ovl_write_iter(),
+ * fs/overlayfs/file.c 403-406; cachefiles_write(), fs/cachefiles/io.c
+ * 341-358; later kernels the same through fs/backing-file.c) is
+ * completed through iocb->ki_complete when queued (-EIOCBQUEUED), and
+ * by its caller otherwise, after the return: the entry tracks the
+ * iocb's section and puts vfsb_iocb_complete() in front of its
+ * completion, and the return, when the write was not queued, takes
+ * both back before the caller goes on. After -EIOCBQUEUED the iocb is
+ * the completion's, maybe freed already: the return reads nothing of
+ * it. The entry runs only where the return will (a kretprobe's entry
+ * handler, with its instance; fprobe's, with its rethook or shadow
+ * stack entry), so nothing it does is left behind.
+ *
+ * The task is marked as inside the section while it submits (its
+ * write's rw_verify_area() hook announces fenced), under the call's
+ * return address slot: a wrapper's own marks are not touched.
+ */
+static bool vfsb_span_iocb(const struct vfsb_span_call *c,
+			   struct vfsb_span *d)
 {
-	return vfsb_tracked(vfsb_data_sb(ARG(0)));
+	struct kiocb *iocb = CARG(1);
+	struct super_block *sb = vfsb_data_sb(CARG(0));
+	struct vfsb_section s;
+
+	/* a wrapper's own call: the wrapper holds the section */
+	if (!vfsb_sb_maybe_tracked(sb) ||
+	    within_module(c->ret_ip, THIS_MODULE))
+		return false;
+	d->key = c->key;
+	d->req = NULL;
+	if (is_sync_kiocb(iocb))
+		return vfsb_task_span_begin(sb, c->key);
+	if (!vfsb_section_begin(sb, &s, true))
+		return false;
+	if (vfsb_async_track(iocb, &s, READ_ONCE(iocb->ki_complete))) {
+		vfsb_section_missed(s.vsb, VFSB_RESCAN_NO_MEMORY);
+		vfsb_section_end(&s);
+		return false;
+	}
+	/* without the mark it still brackets; announcements say unfenced */
+	vfsb_task_mark(&s, c->key);
+	d->req = iocb;
+	WRITE_ONCE(iocb->ki_complete, vfsb_iocb_complete);
+	return true;
 }
 
+/*
+ * The return of a call vfsb_span_iocb() took: a write that was not
+ * queued takes its section back from the iocb, if its completion did
+ * not (it calls vfsb_iocb_complete() only through the iocb, which the
+ * caller owns again now).
+ */
+static void vfsb_iocb_unspan(struct vfsb_span *d, bool queued)
+{
+	struct kiocb *iocb = d->req;
+	struct vfsb_section s;
+	void *orig;
+
+	if (!iocb) {
+		vfsb_task_span_end(d->key, 0);
+		return;
+	}
+	vfsb_task_unmark_key(d->key);
+	if (!queued && vfsb_async_untrack(iocb, &s, &orig)) {
+		WRITE_ONCE(iocb->ki_complete, orig);
+		vfsb_section_end(&s);
+	}
+}
+
+static void vfsb_span_iocb_exit(struct vfsb_span *d, unsigned long ret)
+{
+	vfsb_iocb_unspan(d, (ssize_t)ret == -EIOCBQUEUED);
+}
+
+/*
+ * Intent mode: vfs_iocb_iter_write() moves into its wrapper (below)
+ * only on a filesystem an intent subscriber watches; elsewhere the
+ * return hook alone brackets it, with no IPMODIFY held.
+ */
+static bool vfsb_redirect_iocb(struct ftrace_regs *fregs)
+{
+	return vfsb_intent_tracked(vfsb_data_sb(ARG(0)));
+}
+
+/*
+ * The wrapper: a sync iocb waits here for its ack (vfsb_call_again());
+ * an async one cannot wait (its hook fails it unacked), and its
+ * section lasts until its completion. A moved call met the return
+ * hook's entry first (ftrace runs every ops' callback before it goes
+ * on at the wrapper), whose work the wrapper undoes before anything
+ * else, as if the call had never been seen there: nothing was
+ * submitted yet, so the iocb's entry in the table is the return hook's.
+ * Its return then finds nothing of its own (vfsb_iocb_unspan()): the
+ * wrapper ends its sections itself, and a write of the wrapper's that
+ * was queued returns -EIOCBQUEUED, which it leaves alone.
+ */
 static typeof(vfs_iocb_iter_write) vfsb_wrap_vfs_iocb_iter_write;
 static ssize_t notrace vfsb_wrap_vfs_iocb_iter_write(struct file *file,
 						     struct kiocb *iocb,
 						     struct iov_iter *iter)
 {
 	struct super_block *sb = vfsb_file_sb(file);
+	struct vfsb_span outer = {
+		.key = VFSB_OUTER_SPAN_KEY(),
+		.req = is_sync_kiocb(iocb) ? NULL : iocb,
+	};
 	struct vfsb_section s;
-	void *orig = iocb->ki_complete;
+	void *orig;
 	bool marked;
 	ssize_t ret;
 	int err;
 
+	vfsb_iocb_unspan(&outer, false);
+	orig = iocb->ki_complete;
 	if (is_sync_kiocb(iocb) || !vfsb_section_begin(sb, &s, true)) {
 		struct vfsb_park park;
 		struct vfsb_call c;
@@ -1508,16 +1612,25 @@ out:
 /*
  * io_uring submissions: io_write() (io_uring/rw.c, the same prototype
  * in every target kernel; not exported, but called through io_uring's
- * table of operations, so it keeps its ENDBR) is redirected, when its
- * file is on a tracked filesystem, to a wrapper that calls it by the
- * address hookreg.c found: the section opens before the call, and the
- * wrapper sees the result, so a write that was not queued ends its
- * section at once and a queued one at its completion. An io_uring
- * write on a filesystem nobody watches pays one ftrace callback, not
- * a return probe.
+ * table of operations, so it keeps its ENDBR). On a tracked filesystem
+ * a return hook (spans.c) opens the submission's section at its entry,
+ * keyed by the request's kiocb, and its return ends it when the write
+ * was not queued; a queued one's completion ends it
+ * (io_complete_rw(), io_complete_rw_iopoll()). io_write() returns
+ * -EIOCBQUEUED (IOU_ISSUE_SKIP_COMPLETE) exactly when the request is
+ * completed through its kiocb's ki_complete, in the call (an error, an
+ * IOPOLL ring) or later (queued), rather than inline (kiocb_done():
+ * 6.1.0-57 io_uring/rw.c 304-335 and io_uring/io_uring.h 19; the same
+ * in 6.12 and 7.x), after which the request may be completed and
+ * freed: the return compares the key, never reads the request. A
+ * completion in the call ended the section already. No IPMODIFY:
+ * a livepatch may hold io_write(), and an io_uring write on a
+ * filesystem nobody watches pays the return hook's entry only.
  *
- * A write that must wait for its journal's ack: its rw_verify_area()
- * hook parks the wait here and fails that check with -EAGAIN, before
+ * A write that must wait for its journal's ack moves into the wrapper
+ * below, only on a filesystem an intent subscriber watches (an
+ * intent-only redirect: hookreg.c, "Moving calls"). Its rw_verify_area()
+ * hook parks the wait there and fails that check with -EAGAIN, before
  * io_write() has written or started anything (6.1.0-57 io_uring/rw.c
  * 918-922; 6.12 and 7.3 the same, without the kfree()). The attempt
  * io_uring makes at submission (IO_URING_F_NONBLOCK, inside
@@ -1527,7 +1640,10 @@ out:
  * any write that would block. The worker's attempt waits here, where
  * it holds nothing, and calls io_write() again: io-wq itself issues a
  * request again after -EAGAIN (io_wq_submit_work(), IOPOLL), and the
- * call re-reads its buffer from the request, so it writes once.
+ * call re-reads its buffer from the request, so it writes once. A
+ * write that is not moved (no IPMODIFY for the module there, or the
+ * subscriber came after the call's entry) cannot wait: its hook lets
+ * it go on unacked, or refuses it, by the subscriber's policy.
  *
  * Only a request that reads no memory of the submitter's again when
  * issued again can be parked (IORING_FEAT_SUBMIT_STABLE: an iovec array
@@ -1539,6 +1655,25 @@ out:
 typedef int (*vfsb_io_write_t)(struct io_kiocb *req, unsigned int flags);
 static unsigned long vfsb_io_write_addr;
 
+static bool vfsb_span_io_write(const struct vfsb_span_call *c,
+			       struct vfsb_span *d)
+{
+	struct io_kiocb *req = CARG(0);
+	struct super_block *sb = vfsb_data_sb(req->file);
+
+	/* a wrapper's own call: the wrapper holds the section */
+	if (!vfsb_sb_maybe_tracked(sb) ||
+	    within_module(c->ret_ip, THIS_MODULE))
+		return false;
+	d->key = vfsb_io_uring_kiocb(req);
+	return vfsb_task_submit_begin(sb, d->key, false);
+}
+
+static void vfsb_span_io_write_exit(struct vfsb_span *d, unsigned long ret)
+{
+	vfsb_task_submit_end(d->key, (int)ret == -EIOCBQUEUED);
+}
+
 static bool vfsb_io_write_reissues(const struct io_kiocb *req)
 {
 	return (req->flags & REQ_F_ASYNC_DATA) ||
@@ -1546,6 +1681,12 @@ static bool vfsb_io_write_reissues(const struct io_kiocb *req)
 	       req->opcode == IORING_OP_WRITE_FIXED;
 }
 
+/*
+ * A moved call met the return hook's entry first, which opened the
+ * submission's section: nothing is submitted yet, so it ends now, and
+ * the wrapper opens its own around each attempt. The return hook's
+ * return then finds nothing of its own.
+ */
 static int notrace vfsb_wrap_io_write(struct io_kiocb *req,
 				      unsigned int issue_flags)
 {
@@ -1555,6 +1696,7 @@ static int notrace vfsb_wrap_io_write(struct io_kiocb *req,
 	bool parked = vfsb_io_write_reissues(req);
 	int ret;
 
+	vfsb_task_submit_end(key, false);
 	/* an io-wq worker's blocking attempt sleeps in it */
 	vfsb_wrapper_enter();
 	for (;;) {
@@ -1583,7 +1725,7 @@ static bool vfsb_redirect_io_write(struct ftrace_regs *fregs)
 {
 	struct io_kiocb *req = ARG(0);
 
-	return vfsb_tracked(vfsb_data_sb(req->file));
+	return vfsb_intent_tracked(vfsb_data_sb(req->file));
 }
 
 /*
@@ -1808,12 +1950,15 @@ static_assert(__same_type(((struct kiocb *)NULL)->ki_complete,
 	  .wrapper = (unsigned long)vfsb_wrap_##fn, .cov = cov_, __VA_ARGS__ }
 #define REDIRECT(fn, decide, cov_, ...) \
 	REDIRECT_SYM(fn, #fn, decide, cov_, __VA_ARGS__)
-#define INTENT_REDIRECT(fn, decide, cov_, ...) \
-	REDIRECT(fn, decide, cov_, .intent_only = true, __VA_ARGS__)
-#define SPAN(sym, kind, cov_, ...) \
+#define SPAN_EXIT(sym, kind, exit, cov_, ...) \
 	{ .symbol = sym, .type = VFSB_HOOK_SPAN, \
-	  .span_enter = vfsb_span_##kind, .span_exit = vfsb_span_exit, \
+	  .span_enter = vfsb_span_##kind, .span_exit = exit, \
 	  .cov = cov_, __VA_ARGS__ }
+#define SPAN(sym, kind, cov_, ...) \
+	SPAN_EXIT(sym, kind, vfsb_span_exit, cov_, __VA_ARGS__)
+/* an async submission's: its return hands the section on, or ends it */
+#define SUBMIT_SPAN(fn, cov_, ...) \
+	SPAN_EXIT(#fn, fn, vfsb_span_##fn##_exit, cov_, __VA_ARGS__)
 #define RETPROBE(fn, cov_, ...) \
 	{ .symbol = #fn, .type = VFSB_HOOK_RETPROBE, \
 	  .rp_entry = vfsb_rp_##fn##_entry, .rp_return = vfsb_rp_##fn##_return, \
@@ -1850,63 +1995,59 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 #ifdef VFSB_NS_WRAPPERS
 	/* where kernel threads wait for a namespace change's ack */
 	REDIRECT(vfs_create, vfsb_redirect_create, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 	REDIRECT(vfs_mkdir, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 	REDIRECT(vfs_mknod, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 	REDIRECT(vfs_symlink, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 	REDIRECT(vfs_link, vfsb_redirect_ns_dir2, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 	REDIRECT(vfs_rmdir, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 	REDIRECT(vfs_unlink, vfsb_redirect_ns_dir1, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 	REDIRECT(vfs_rename, vfsb_redirect_rename, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 	REDIRECT(notify_change, vfsb_redirect_ns_dentry1, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 	REDIRECT(vfs_setxattr, vfsb_redirect_ns_dentry1, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 	REDIRECT(vfs_removexattr, vfsb_redirect_ns_dentry1, VFSB_COV_NAMESPACE,
-		 .optional = true, .intent_only = true),
+		 .optional = true),
 #endif
 
 	/* data */
 	ENTRY("rw_verify_area", vfsb_on_rw_verify, VFSB_COV_DATA),
 	SPAN("vfs_iter_write", data0, VFSB_COV_DATA),
-	INTENT_REDIRECT(vfs_iter_write, vfsb_redirect_data0, VFSB_COV_DATA),
+	REDIRECT(vfs_iter_write, vfsb_redirect_data0, VFSB_COV_DATA),
 	SPAN("vfs_fallocate", vfs_fallocate, VFSB_COV_DATA),
-	INTENT_REDIRECT(vfs_fallocate, vfsb_redirect_data0, VFSB_COV_DATA),
+	REDIRECT(vfs_fallocate, vfsb_redirect_data0, VFSB_COV_DATA),
 	SPAN("kernel_write", data0, VFSB_COV_KERNEL_WRITE),
-	INTENT_REDIRECT(kernel_write, vfsb_redirect_data0,
-			VFSB_COV_KERNEL_WRITE),
+	REDIRECT(kernel_write, vfsb_redirect_data0, VFSB_COV_KERNEL_WRITE),
 	ENTRY("__kernel_write", vfsb_on_kernel_write, VFSB_COV_KERNEL_WRITE),
 	SPAN("do_splice_direct", data2, VFSB_COV_SPLICE),
-	INTENT_REDIRECT(do_splice_direct, vfsb_redirect_data2, VFSB_COV_SPLICE),
+	REDIRECT(do_splice_direct, vfsb_redirect_data2, VFSB_COV_SPLICE),
 	SPAN("vfs_copy_file_range", data2, VFSB_COV_SPLICE),
-	INTENT_REDIRECT(vfs_copy_file_range, vfsb_redirect_data2,
-			VFSB_COV_SPLICE),
+	REDIRECT(vfs_copy_file_range, vfsb_redirect_data2, VFSB_COV_SPLICE),
 	SPAN("vfs_clone_file_range", remap, VFSB_COV_REMAP),
-	INTENT_REDIRECT(vfs_clone_file_range, vfsb_redirect_data2,
-			VFSB_COV_REMAP),
+	REDIRECT(vfs_clone_file_range, vfsb_redirect_data2, VFSB_COV_REMAP),
 	SPAN("vfs_dedupe_file_range_one", remap, VFSB_COV_REMAP),
-	INTENT_REDIRECT(vfs_dedupe_file_range_one, vfsb_redirect_data2,
-			VFSB_COV_REMAP),
+	REDIRECT(vfs_dedupe_file_range_one, vfsb_redirect_data2,
+		 VFSB_COV_REMAP),
 	ENTRY("do_page_mkwrite", vfsb_on_mkwrite, VFSB_COV_MMAP,
 	      .optional = true),
 	SPAN(VFSB_VERITY_SYMBOL, file_attr, VFSB_COV_VERITY, .optional = true),
 	REDIRECT_SYM(fsverity_ioctl_enable, VFSB_VERITY_SYMBOL,
-		     vfsb_redirect_file0, VFSB_COV_VERITY, .optional = true,
-		     .intent_only = true),
+		     vfsb_redirect_file0, VFSB_COV_VERITY, .optional = true),
 	SPAN(VFSB_FSCRYPT_SYMBOL, file_attr, VFSB_COV_FSCRYPT,
 	     .optional = true),
 	REDIRECT_SYM(fscrypt_ioctl_set_policy, VFSB_FSCRYPT_SYMBOL,
-		     vfsb_redirect_file0, VFSB_COV_FSCRYPT, .optional = true,
-		     .intent_only = true),
+		     vfsb_redirect_file0, VFSB_COV_FSCRYPT, .optional = true),
 
 	/* async: submission and completion, a group each */
+	SUBMIT_SPAN(io_write, VFSB_COV_IO_URING, .optional = true),
 	REDIRECT(io_write, vfsb_redirect_io_write, VFSB_COV_IO_URING,
 		 .call_addr = &vfsb_io_write_addr, .optional = true),
 	CLOSER("io_complete_rw", vfsb_on_complete, VFSB_COV_IO_URING,
@@ -1918,6 +2059,8 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 	RETPROBE(aio_write, VFSB_COV_AIO, .optional = true),
 	CLOSER("aio_complete_rw", vfsb_on_complete, VFSB_COV_AIO,
 	       .optional = true),
+	SPAN_EXIT("vfs_iocb_iter_write", iocb, vfsb_span_iocb_exit,
+		  VFSB_COV_IOCB),
 	REDIRECT(vfs_iocb_iter_write, vfsb_redirect_iocb, VFSB_COV_IOCB),
 };
 

@@ -127,7 +127,8 @@ struct vfsb_held {
 	enum vfsb_hold kind;
 	/*
 	 * VFSB_HOLD_SUBMIT: the request; VFSB_HOLD_WANT: the superblock;
-	 * VFSB_HOLD_SPAN: the call's return address slot
+	 * VFSB_HOLD_SPAN, and VFSB_HOLD_MARK of an async submission seen
+	 * by a return hook: the call's return address slot
 	 */
 	const void *key;
 };
@@ -313,7 +314,8 @@ static bool vfsb_task_forget(enum vfsb_hold kind, const struct vfsb_sb *vsb,
 		return false;
 	for (i = t->nr - 1; i >= 0; i--) {
 		if (t->held[i].kind == kind &&
-		    (key ? t->held[i].key == key : t->held[i].s.vsb == vsb)) {
+		    (key ? t->held[i].key == key :
+			   !t->held[i].key && t->held[i].s.vsb == vsb)) {
 			vfsb_task_drop(t, i);
 			vfsb_task_put(t);
 			return true;
@@ -323,12 +325,30 @@ static bool vfsb_task_forget(enum vfsb_hold kind, const struct vfsb_sb *vsb,
 }
 
 /*
- * Drops the innermost mark of vsb. By pointer only: a mark owns no
- * section, and the tracking behind it is compared, never read.
+ * Drops the innermost mark of vsb that a wrapper made. By pointer only:
+ * a mark owns no section, and the tracking behind it is compared, never
+ * read.
  */
 void vfsb_task_unmark(const struct vfsb_sb *vsb)
 {
 	vfsb_task_forget(VFSB_HOLD_MARK, vsb, NULL);
+}
+
+/*
+ * Marks the task as inside s, whose owner is an async write's request,
+ * under key (an async submission's return address slot: spans.c) until
+ * vfsb_task_unmark_key(). 0, or the error (nothing held: announcements
+ * inside say unfenced).
+ */
+int vfsb_task_mark(const struct vfsb_section *s, const void *key)
+{
+	return PTR_ERR_OR_ZERO(vfsb_task_push(s, VFSB_HOLD_MARK, key));
+}
+
+/* Drops the mark under key, if it is still there. */
+void vfsb_task_unmark_key(const void *key)
+{
+	vfsb_task_forget(VFSB_HOLD_MARK, NULL, key);
 }
 
 /* Whether this task is inside a section of vsb: may it announce? */
@@ -647,29 +667,32 @@ bool vfsb_task_check_cover(struct super_block *sb)
  * marked as inside it (announcements are fenced, and not taken for
  * synchronous writes). armed: the submission's end is seen by a return
  * probe, which may have no instance; then the task work ends it. A
- * wrapper always sees it, and needs none.
+ * wrapper, or a return hook whose entry runs only with an instance
+ * (spans.c), always sees it, and needs none. Whether the section is
+ * kept (else: untracked, or missed and reported here).
  */
-void vfsb_task_submit_begin(struct super_block *sb, const void *key,
+bool vfsb_task_submit_begin(struct super_block *sb, const void *key,
 			    bool armed)
 {
 	struct vfsb_section s;
 	int ret;
 
 	if (!vfsb_section_begin(sb, &s, true))
-		return;
+		return false;
 	ret = vfsb_async_track(key, &s, NULL);
 	if (!ret) {
 		ret = armed ?
 		      vfsb_task_push_armed(&s, VFSB_HOLD_SUBMIT, key) :
 		      PTR_ERR_OR_ZERO(vfsb_task_push(&s, VFSB_HOLD_SUBMIT,
 						     key));
-		if (ret && !vfsb_async_untrack(key, &s, NULL))
-			return;		/* completed meanwhile: ended */
+		if (!ret)
+			return true;
+		if (!vfsb_async_untrack(key, &s, NULL))
+			return false;	/* completed meanwhile: ended */
 	}
-	if (ret) {
-		vfsb_section_missed(s.vsb, vfsb_hold_why(ret));
-		vfsb_section_end(&s);
-	}
+	vfsb_section_missed(s.vsb, vfsb_hold_why(ret));
+	vfsb_section_end(&s);
+	return false;
 }
 
 /* The submission behind key returned; queued: the completion ends it. */

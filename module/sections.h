@@ -27,7 +27,8 @@ enum vfsb_hold {
 	VFSB_HOLD_ACCESS,	/* write access: mnt_drop_write*() ends it */
 	VFSB_HOLD_WANT,		/* write access asked: a token, no section */
 	VFSB_HOLD_SYSCALL,	/* the task's return to user space ends it */
-	VFSB_HOLD_MARK,		/* a wrapper's call: the wrapper owns it */
+	/* a wrapper's call (the wrapper owns it), or an async submission */
+	VFSB_HOLD_MARK,
 	VFSB_HOLD_SUBMIT,	/* an async submission: the request owns it */
 	VFSB_HOLD_SPAN,		/* a call, entry to return: its return hook */
 };
@@ -42,12 +43,14 @@ bool vfsb_task_release(struct super_block *sb, enum vfsb_hold kind,
 void vfsb_task_want_access(struct super_block *sb);
 bool vfsb_task_drop_access(struct super_block *sb, struct vfsb_section *s);
 void vfsb_task_unmark(const struct vfsb_sb *vsb);
+int vfsb_task_mark(const struct vfsb_section *s, const void *key);
+void vfsb_task_unmark_key(const void *key);
 bool vfsb_task_end_syscall(void);
 bool vfsb_task_covers(const struct vfsb_sb *vsb);
 bool vfsb_task_submitting(const void *key);
 bool vfsb_task_ensure_cover(struct super_block *sb);
 bool vfsb_task_check_cover(struct super_block *sb);
-void vfsb_task_submit_begin(struct super_block *sb, const void *key,
+bool vfsb_task_submit_begin(struct super_block *sb, const void *key,
 			    bool armed);
 void vfsb_task_submit_end(const void *key, bool queued);
 bool vfsb_task_span_begin(struct super_block *sb, const void *key);

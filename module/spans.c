@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Return hooks for the data helpers' sections (hooks.c, "the data
- * helpers: a section from entry to return"): each call's entry and its
- * return, with a little data of its own between the two, and no
+ * helpers: a section from entry to return") and the async submissions'
+ * (hooks.c, "async writes"): each call's entry and its return, with its
+ * return value and a little data of its own between the two, and no
  * ftrace IPMODIFY on the function, so that a livepatch there and a
  * watch coexist.
  *
@@ -47,8 +48,10 @@
 /*
  * Calls in flight at once: one per task inside a helper (an nfsd or
  * ksmbd thread in a write, a few with overlayfs nesting; a task in a
- * fallocate or copy). nfsd's threads are 8 to 64 by default (at most
- * 8192); a miss is a RESCAN, not a loss. fprobe's pool (6.12) serves
+ * fallocate or copy; an io_uring submission, or an io-wq worker's
+ * blocking write; an overlayfs AIO submission, until it is queued).
+ * nfsd's threads are 8 to 64 by default (at most 8192); a miss is a
+ * RESCAN, not a loss. fprobe's pool (6.12) serves
  * all the helpers at once; a kretprobe's, one helper, and its instances
  * are allocated at each registration of the hooks, so it is smaller.
  */
@@ -81,12 +84,14 @@ static const struct vfsb_hook *vfsb_span_find(unsigned long ip)
 			void *data
 #define vfsb_fp_arg(r, n)	ftrace_regs_get_argument(r, n)
 #define vfsb_fp_sp(r)		ftrace_regs_get_stack_pointer(r)
+#define vfsb_fp_ret(r)		ftrace_regs_get_return_value(r)
 #else
 #define VFSB_FP_PARAMS	struct fprobe *fp, unsigned long ip,		\
 			unsigned long ret_ip, struct pt_regs *regs,	\
 			void *data
 #define vfsb_fp_arg(r, n)	regs_get_kernel_argument(r, n)
 #define vfsb_fp_sp(r)		kernel_stack_pointer(r)
+#define vfsb_fp_ret(r)		regs_return_value(r)
 #endif
 
 /*
@@ -112,13 +117,16 @@ static int vfsb_fp_entry(VFSB_FP_PARAMS)
 	return h->span_enter(&c, data) ? 0 : 1;
 }
 
-/* At the return of a call whose entry handler returned 0, in its task. */
+/*
+ * At the return of a call whose entry handler returned 0, in its task;
+ * regs hold its return value.
+ */
 static void vfsb_fp_exit(VFSB_FP_PARAMS)
 {
 	const struct vfsb_hook *h = vfsb_span_find(ip);
 
 	if (!WARN_ON_ONCE(!h))
-		h->span_exit(data);
+		h->span_exit(data, vfsb_fp_ret(regs));
 }
 
 static int vfsb_spans_attach(void)
@@ -180,13 +188,17 @@ static int vfsb_krp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return vfsb_span_hooks[i]->span_enter(&c, (void *)ri->data) ? 0 : 1;
 }
 
+/* At the return; regs hold the return value. */
 static int vfsb_krp_return(struct kretprobe_instance *ri,
 			   struct pt_regs *regs)
 {
 	struct kretprobe *rp = get_kretprobe(ri);
+	const struct vfsb_hook *h;
 
-	if (!WARN_ON_ONCE(!rp))
-		vfsb_span_hooks[rp - vfsb_span_krps]->span_exit((void *)ri->data);
+	if (WARN_ON_ONCE(!rp))
+		return 0;
+	h = vfsb_span_hooks[rp - vfsb_span_krps];
+	h->span_exit((void *)ri->data, regs_return_value(regs));
 	return 0;
 }
 

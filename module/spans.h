@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Return hooks: a section from a call's entry to its return, for the
- * data helpers kernel threads write through (hooks.c says which and
+ * data helpers kernel threads write through, or to the completion of
+ * what it submitted, for async submissions (hooks.c says which and
  * why). The mechanism is the kernel's: fprobe where it has one,
  * kretprobes otherwise (spans.c).
  */
@@ -24,6 +25,8 @@ struct vfsb_span_call {
 /* Per call, from entry to return. */
 struct vfsb_span {
 	const void *key;
+	/* an async submission's request, whose section it tracks */
+	void *req;
 	/* left to the wrapper the call was to move into */
 	bool unannounced;
 };

@@ -28,6 +28,8 @@
 #include <sys/wait.h>
 
 #include "vfsb.h"
+#include "aio.h"
+#include "hold_calls.h"
 #include "modparam.h"
 #include "rec_batch.h"
 #include "testfs.h"
@@ -36,6 +38,7 @@
 #define TESTKO		"/lib/vfsb/vfsb_testkmod.ko"
 #define TESTKO_PARAMS	"/sys/module/vfsb_testkmod/parameters/"
 #define DIR_T		"/tmp/hs-t"
+#define DIR_OV		"/tmp/hs-ov"
 #define LONG_MS		60000	/* an intent timeout no test reaches */
 #define POST_KPROBE	"kprobe=rw_verify_area post=1"
 
@@ -115,6 +118,35 @@ static int wait_record(int dev, int want_type, __u32 want_flags,
 				return 0;
 			}
 		}
+		poll(&p, 1, 100);
+	}
+	return -ETIMEDOUT;
+}
+
+/*
+ * Waits (10 s at most) for CHANGE records with any of want_reasons and
+ * copies the last one of the first batch that has one: 0 or -ETIMEDOUT.
+ */
+static int wait_change(int dev, __u32 want_reasons, union rec *out)
+{
+	static struct rec_batch b;
+	struct pollfd p = { .fd = dev, .events = POLLIN };
+	int tries, i, found;
+
+	for (tries = 0; tries < 100; tries++) {
+		if (rec_drain(dev, &b))
+			return -EIO;
+		for (i = 0, found = 0; i < b.n; i++) {
+			struct vfsb_record *r = b.rec[i];
+
+			if (r->type == VFSB_REC_CHANGE &&
+			    (r->reasons & want_reasons)) {
+				memcpy(out, r, r->size);
+				found = 1;
+			}
+		}
+		if (found)
+			return 0;
 		poll(&p, 1, 100);
 	}
 	return -ETIMEDOUT;
@@ -242,9 +274,7 @@ static void expect_fenced(struct __test_metadata *_metadata, int dev,
 	struct vfsb_sb_stats st;
 	union rec u;
 
-	ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, 0, &u));
-	while (!(u.r.reasons & want_reasons))
-		ASSERT_EQ(0, wait_record(dev, VFSB_REC_CHANGE, 0, &u));
+	ASSERT_EQ(0, wait_change(dev, want_reasons, &u));
 	EXPECT_FALSE(u.r.flags & VFSB_RECF_UNFENCED);
 	ASSERT_EQ(0, vfsb_stats_path(dev, DIR_T, &st));
 	EXPECT_EQ(0, st.missed);
@@ -326,6 +356,49 @@ static int op_copy_range(const char *path)
 	return n == 3 ? 0 : n < 0 ? (int)n : -EIO;
 }
 
+/* an io_uring write: io_write() */
+static int op_uring_write(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = uring_write1(fd, "abc", 3, 0);
+	close(fd);
+	return ret;
+}
+
+/*
+ * An AIO write through an overlay whose upper layer is in the watched
+ * filesystem: overlayfs submits it to the upper file with
+ * vfs_iocb_iter_write() and an iocb of its own, completed by the
+ * upper filesystem.
+ */
+static int op_overlay_aio(const char *path)
+{
+	int fd, ret;
+
+	if (mkdir(DIR_T "/u", 0755) || mkdir(DIR_T "/w", 0755))
+		return -errno;
+	mkdir(DIR_OV, 0755);
+	if (mount("overlay", DIR_OV, "overlay", 0,
+		  "lowerdir=" DIR_T "/e,upperdir=" DIR_T "/u,workdir="
+		  DIR_T "/w"))
+		return -errno;
+	fd = open(DIR_OV "/f", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+	} else {
+		ret = aio_write1(fd, "abc", 3, 0);
+		close(fd);
+	}
+	umount2(DIR_OV, MNT_DETACH);
+	if (!ret && size_of(DIR_T "/u/f") != 3)
+		ret = -EIO;
+	return ret;
+}
+
 static const struct data_helper {
 	const char *params;	/* the test module's: who holds what */
 	int (*op)(const char *path);
@@ -333,15 +406,18 @@ static const struct data_helper {
 	{ "ipmodify=vfs_fallocate", op_fallocate },
 	{ "ipmodify=do_splice_direct", op_sendfile },
 	{ "ipmodify=vfs_copy_file_range", op_copy_range },
+	{ "ipmodify=io_write", op_uring_write },
+	{ "ipmodify=vfs_iocb_iter_write", op_overlay_aio },
 };
 
 /*
  * The data helpers that kernel threads write through (vfs_fallocate(),
- * do_splice_direct(), vfs_copy_file_range() and the rest) are moved
- * into wrappers only for an intent subscriber: with none, a livepatch
- * (an ftrace_ops with IPMODIFY) on one loads while a filesystem is
- * watched, fires, and the helper's write is still announced inside its
- * section, none missed.
+ * do_splice_direct(), vfs_copy_file_range() and the rest) and the async
+ * submissions (io_uring's io_write(), the nested iocbs of
+ * vfs_iocb_iter_write()) are moved into wrappers only for an intent
+ * subscriber: with none, a livepatch (an ftrace_ops with IPMODIFY) on
+ * one loads while a filesystem is watched, fires, and the write is
+ * still announced inside its section, none missed.
  */
 static void livepatch_loads_while_watched(struct __test_metadata *_metadata,
 					  const struct data_helper *d)
@@ -405,6 +481,8 @@ TEST(watch_begins_while_a_livepatch_holds_##name)			\
 DATA_HELPER_TESTS(vfs_fallocate, 0)
 DATA_HELPER_TESTS(do_splice_direct, 1)
 DATA_HELPER_TESTS(vfs_copy_file_range, 2)
+DATA_HELPER_TESTS(io_write, 3)
+DATA_HELPER_TESTS(vfs_iocb_iter_write, 4)
 
 /*
  * A livepatch-like user of mnt_want_write()'s IPMODIFY first, then the

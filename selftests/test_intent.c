@@ -1311,6 +1311,26 @@ static int change_waits(int dev, child_fn fn, const char *path,
 	return ret;
 }
 
+/*
+ * After a write that completed: no section of path's filesystem is
+ * left open (one left would hold every barrier) and none was ended
+ * twice, and no write there went unbracketed. 0, or -EIO said on stderr.
+ */
+static int sections_settled(int dev, const char *path)
+{
+	struct vfsb_sb_stats st;
+
+	if (vfsb_stats_path(dev, path, &st)) {
+		fprintf(stderr, "# stats: %s\n", strerror(errno));
+		return -EIO;
+	}
+	if (!st.in_flight && !st.missed)
+		return 0;
+	fprintf(stderr, "# in flight %lld, missed %lld\n",
+		(long long)st.in_flight, (long long)st.missed);
+	return -EIO;
+}
+
 /* A file written by uring_write_4k(): 0 empty, 1 its 4096 bytes. */
 static int wrote_4k(const char *path)
 {
@@ -1337,6 +1357,7 @@ TEST(io_uring_buffered_write_waits_for_its_ack)
 	if (ret == -ENOSYS)
 		SKIP(return, "no io_uring");
 	EXPECT_EQ(0, ret);
+	EXPECT_EQ(0, sections_settled(dev, DIR_T));
 	close(dev);
 	umount2(DIR_T, MNT_DETACH);
 }
@@ -1359,6 +1380,8 @@ static int uring_direct_waits(int dev_flags, child_fn fn)
 		ret = vfsb_watch_path(dev, DIR_E);
 	if (!ret)
 		ret = change_waits(dev, fn, DIR_E "/d/f", wrote_4k);
+	if (!ret)
+		ret = sections_settled(dev, DIR_E);
 	if (dev >= 0)
 		close(dev);
 	umount2(DIR_E, MNT_DETACH);
@@ -2226,6 +2249,7 @@ TEST(nested_aio_write_through_overlayfs_lands)
 	EXPECT_EQ(10, read(fd, buf, sizeof(buf)));
 	close(fd);
 	EXPECT_STREQ("helloWORLD", buf);
+	EXPECT_EQ(0, sections_settled(dev, DIR_UP));
 	close(dev);
 	umount2(DIR_OV, MNT_DETACH);
 	umount2(DIR_UP, MNT_DETACH);
