@@ -102,6 +102,16 @@ expect_spy() {
 	sed 's/^/#   spy: /' "$T/spy"
 }
 
+# close_with_change N HANDLE PATH: epoch N closed (N + 1 opened), with
+# a change of the directory HANDLE (hex) at PATH in it
+close_with_change() {
+	mkjournal "$J" <<EOT
+INSERT INTO epochs(epoch, state) VALUES($(($1 + 1)), 0);
+UPDATE epochs SET state = 1 WHERE epoch = $1;
+INSERT INTO changes(epoch, fs, handle, path) VALUES ($1, 1, x'$2', '$3');
+EOT
+}
+
 t_begin "mirror: the first run copies everything, from a cursor taken first"
 : >"$T/spy"
 VBJOURNAL_RSYNC=$T/rsync-spy run vbjournal --journal "$J" mirror "$S" "$D"
@@ -172,11 +182,7 @@ echo nowfile >"$S/d2/x"
 rm "$S/d2/x.dir"
 mkdir -p "$S/d2/x.dir/deep"
 echo d >"$S/d2/x.dir/deep/d"
-mkjournal "$J" <<EOT
-INSERT INTO epochs(epoch, state) VALUES(4, 0);
-UPDATE epochs SET state = 1 WHERE epoch = 3;
-INSERT INTO changes(epoch, fs, handle, path) VALUES (3, 1, x'$H2', '$S/d2');
-EOT
+close_with_change 3 "$H2" "$S/d2"
 run vbjournal --journal "$J" mirror "$S" "$D"
 expect_rc 0
 expect_out "$C:3"
@@ -185,11 +191,7 @@ t_end
 
 t_begin "mirror: rsync fails: exit 10, the cursor stays"
 echo later >"$S/keep/k2"
-mkjournal "$J" <<EOT
-INSERT INTO epochs(epoch, state) VALUES(5, 0);
-UPDATE epochs SET state = 1 WHERE epoch = 4;
-INSERT INTO changes(epoch, fs, handle, path) VALUES (4, 1, x'$(handle "$S/keep")', '$S/keep');
-EOT
+close_with_change 4 "$(handle "$S/keep")" "$S/keep"
 VBJOURNAL_RSYNC=false run vbjournal --journal "$J" mirror "$S" "$D"
 expect_rc 10
 expect_err "the cursor stays at $C:3"
@@ -250,11 +252,7 @@ EOS
 chmod +x "$T/rsync23"
 echo after >"$S/keep/k3"
 HK=$(handle "$S/keep")
-mkjournal "$J" <<EOT
-INSERT INTO epochs(epoch, state) VALUES(7, 0);
-UPDATE epochs SET state = 1 WHERE epoch = 6;
-INSERT INTO changes(epoch, fs, handle, path) VALUES (6, 1, x'$HK', '$S/keep');
-EOT
+close_with_change 6 "$HK" "$S/keep"
 VBJOURNAL_RSYNC=$T/rsync23 run vbjournal --journal "$J" mirror "$S" "$D"
 expect_rc 0
 expect_err "a full run instead"
@@ -266,11 +264,7 @@ t_begin "mirror: a consumer unregistered between runs is registered again at the
 run vbjournal --journal "$J" unregister mirror
 expect_rc 0
 echo again >"$S/keep/k4"
-mkjournal "$J" <<EOT
-INSERT INTO epochs(epoch, state) VALUES(8, 0);
-UPDATE epochs SET state = 1 WHERE epoch = 7;
-INSERT INTO changes(epoch, fs, handle, path) VALUES (7, 1, x'$HK', '$S/keep');
-EOT
+close_with_change 7 "$HK" "$S/keep"
 run vbjournal --journal "$J" mirror "$S" "$D"
 expect_rc 0
 expect_out "$C:7"
@@ -282,11 +276,7 @@ t_end
 
 t_begin "mirror: the journal trimmed past the cursor while rsync ran: done, the next run a full one"
 echo trimmed >"$S/keep/k5"
-mkjournal "$J" <<EOT
-INSERT INTO epochs(epoch, state) VALUES(9, 0);
-UPDATE epochs SET state = 1 WHERE epoch = 8;
-INSERT INTO changes(epoch, fs, handle, path) VALUES (8, 1, x'$HK', '$S/keep');
-EOT
+close_with_change 8 "$HK" "$S/keep"
 SPY_TRIM="UPDATE epochs SET state = 1 WHERE epoch = 9;
 INSERT INTO epochs(epoch, state) VALUES(10, 1), (11, 0);" \
 	VBJOURNAL_RSYNC=$T/rsync-spy run vbjournal --journal "$J" mirror "$S" "$D"
