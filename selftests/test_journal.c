@@ -23,6 +23,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -33,6 +34,7 @@
 #include "modparam.h"
 #include "svcmgr.h"
 #include "testfs.h"
+#include "uffd_hold.h"
 #include "kselftest_harness.h"
 
 #define DIR_W	"/tmp/jn-w"	/* watched */
@@ -1010,6 +1012,88 @@ TEST(only_the_main_thread_takes_signals)
 	EXPECT_LT(0, others);
 	EXPECT_EQ(0, unblocked);
 	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	teardown();
+}
+
+/*
+ * A signal that comes while the daemon works (here: while its
+ * checkpoint's barrier waits for a write held in flight) is not lost:
+ * the kernel must deliver it only while the main loop sleeps, so that
+ * the loop sees its flag before sleeping again. Taken during the work,
+ * after the loop looked at its flags, it would set the flag and the
+ * loop would sleep on (up to the interval: an hour here). So outside
+ * its sleep the main thread blocks the signals (SigBlk), and the
+ * reload asked during the checkpoint happens once the write goes on.
+ */
+static int in_syscall(pid_t pid, int nr)
+{
+	char path[64], buf[32];
+	int fd, n;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return n > 0 && atoi(buf) == nr;
+}
+
+static unsigned long long sig_blocked(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long blk = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigBlk: %llx", &blk) == 1)
+			break;
+	fclose(f);
+	return blk;
+}
+
+TEST(a_signal_during_work_is_never_lost)
+{
+	static const int sigs[] = { SIGHUP, SIGINT, SIGUSR1, SIGTERM };
+	unsigned long long blk;
+	struct uffd_hold h;
+	struct daemon d;
+	size_t i;
+	int fd;
+
+	ASSERT_EQ(0, setup());
+	daemon_err = LOG;
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	daemon_err = NULL;
+	fd = open(DIR_W "/c/d/f", O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uffd_hold_start(&h, fd));
+	/* the checkpoint's barrier waits for the held write */
+	ASSERT_EQ(0, kill(d.pid, SIGUSR1));
+	for (i = 0; i < 2000 && !in_syscall(d.pid, SYS_ioctl); i++)
+		usleep(10000);
+	ASSERT_TRUE(in_syscall(d.pid, SYS_ioctl));
+	blk = sig_blocked(d.pid);
+	for (i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
+		if (!(blk & (1ULL << (sigs[i] - 1))))
+			TH_LOG("signal %d is not blocked in the checkpoint",
+			       sigs[i]);
+	ASSERT_EQ(0, kill(d.pid, SIGHUP));
+	ASSERT_EQ(4096, uffd_hold_release(&h));
+	close(fd);
+	if (wait_log(LOG, "reloaded:", 1))
+		TH_LOG("the SIGHUP sent during the checkpoint was lost");
+	EXPECT_EQ(1, count_in(LOG, "reloaded:"));
+	for (i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
+		EXPECT_TRUE(blk & (1ULL << (sigs[i] - 1)));
+	EXPECT_TRUE(alive(&d));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	unlink(LOG);
 	teardown();
 }
 

@@ -100,6 +100,16 @@ struct daemon {
 
 static volatile sig_atomic_t want_checkpoint, want_stop, want_reload;
 
+/*
+ * The daemon's signals are blocked except while it sleeps (ppoll() and
+ * nap() with wait_mask): a handler can then only run inside a sleep,
+ * which ends, and the loop sees its flag before it sleeps again. Taken
+ * anywhere else (during a drain, a checkpoint's barrier), a signal
+ * would set its flag after the loop looked, and the loop would sleep up
+ * to the interval: a reload or a checkpoint asked for not done.
+ */
+static sigset_t wait_mask;
+
 static void on_signal(int sig)
 {
 	if (sig == SIGUSR1)
@@ -108,6 +118,17 @@ static void on_signal(int sig)
 		want_reload = 1;
 	else
 		want_stop = 1;
+}
+
+/* Sleeps ms (-1: until a signal) with fds (may be NULL), signals taken. */
+static void nap(struct pollfd *fds, nfds_t n, int64_t ms)
+{
+	struct timespec ts = {
+		.tv_sec = ms / 1000,
+		.tv_nsec = ms % 1000 * 1000000L,
+	};
+
+	ppoll(fds, n, ms < 0 ? NULL : &ts, &wait_mask);
 }
 
 static uint64_t now_ms(void)
@@ -780,12 +801,7 @@ static int drain(struct daemon *d)
 		 * went on without waiting for an ack stays in the ring, not
 		 * in the journal, this long. A signal cuts it short.
 		 */
-		struct timespec ts = {
-			.tv_sec = d->commit_delay_ms / 1000,
-			.tv_nsec = d->commit_delay_ms % 1000 * 1000000L,
-		};
-
-		nanosleep(&ts, NULL);
+		nap(NULL, 0, d->commit_delay_ms);
 	}
 	return ret;
 }
@@ -994,7 +1010,7 @@ static int until_room(struct daemon *d, start_step step, const char *boot)
 		if (want_stop)
 			return -EINTR;
 		/* a signal ends the sleep: a stop is not kept waiting */
-		poll(NULL, 0, (int)wait);
+		nap(NULL, 0, wait);
 		if (want_stop)
 			return -EINTR;
 	}
@@ -1030,6 +1046,7 @@ int main(int argc, char **argv)
 	bool check_only = false;
 	unsigned long long delay = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t mask;
 	char boot[64];
 	uint64_t next, last, wd_usec, wd_next = 0, retry_at = 0, full_since = 0;
 	unsigned int full_tries = 0;
@@ -1133,10 +1150,17 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* a stop while it waits for room (until_room()) ends it cleanly */
-	sigaction(SIGUSR1, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, &wait_mask);
+	for (i = 1; i < NSIG; i++)
+		if (sigismember(&mask, i)) {
+			sigdelset(&wait_mask, i);
+			sigaction(i, &sa, NULL);
+		}
 	lock = vbj_lock_take(d.journal, &holder);
 	if (lock == -EBUSY) {
 		if (holder > 0)
@@ -1221,8 +1245,14 @@ int main(int argc, char **argv)
 		wake = full ? retry_at : next;
 		if (wd_usec && wd_next < wake)
 			wake = wd_next;
-		/* a full disk: the device is not read until the retry */
-		poll(&p, full ? 0 : 1, t >= wake ? 0 : (int)(wake - t));
+		/*
+		 * A full disk: the device is not read until the retry. A
+		 * signal taken in the last nap (the commit delay's) is acted
+		 * on now: the flags change only inside a nap.
+		 */
+		if (want_reload || want_checkpoint || want_stop)
+			wake = t;
+		nap(&p, full ? 0 : 1, t >= wake ? 0 : (int64_t)(wake - t));
 		if (wd_usec && now_ms() >= wd_next) {
 			vbjd_notify("WATCHDOG=1");
 			wd_next = now_ms() + wd_usec / 2000;
