@@ -280,7 +280,7 @@ run() {
 		timeout "$limit" git checkout -q B) ;;
 	fio) timeout "$limit" fio --name=rw --filename="$fs/fio/file" --size=16m \
 		--rw=randwrite --bs=4k --ioengine=io_uring --iodepth=8 \
-		--number_ios=4096 --randrepeat=1 --norandommap \
+		--io_size=64m --randrepeat=1 --norandommap \
 		--output="$tmp/fio-$s.txt" ;;
 	nfsuntar) mkdir -p "/mnt/nfs/nfsuntar-$s" &&
 		timeout "$limit" tar -xf $src -C "/mnt/nfs/nfsuntar-$s" ;;
@@ -292,7 +292,7 @@ written() {
 	case $1 in
 	untar | cp | nfsuntar) echo "$entries" ;;
 	git) (cd "$fs/git" && git diff --name-only A B | wc -l | awk '{ print 2 * $1 }') ;;
-	fio) echo 4096 ;;
+	fio) echo 16384 ;;
 	esac
 }
 
