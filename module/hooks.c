@@ -1683,9 +1683,14 @@ static bool vfsb_io_write_reissues(const struct io_kiocb *req)
 
 /*
  * A moved call met the return hook's entry first, which opened the
- * submission's section: nothing is submitted yet, so it ends now, and
- * the wrapper opens its own around each attempt. The return hook's
- * return then finds nothing of its own.
+ * submission's section (unless the filesystem became tracked between
+ * the two): nothing is submitted yet, and the first attempt runs in
+ * it; the wrapper opens its own around each later one. Each attempt's
+ * section ends at its return, so the return hook's return finds
+ * nothing of its own. Keeping the entry's section, rather than ending
+ * it and opening another for the same request on the same filesystem,
+ * saves an intent subscriber's io_uring write a section's begin and
+ * end (BENCHMARKS.md, real work's fio).
  */
 static int notrace vfsb_wrap_io_write(struct io_kiocb *req,
 				      unsigned int issue_flags)
@@ -1694,15 +1699,18 @@ static int notrace vfsb_wrap_io_write(struct io_kiocb *req,
 	const void *key = vfsb_io_uring_kiocb(req);
 	struct vfsb_park park;
 	bool parked = vfsb_io_write_reissues(req);
+	bool held = vfsb_task_submit_held(key);
 	int ret;
 
-	vfsb_task_submit_end(key, false);
 	/* an io-wq worker's blocking attempt sleeps in it */
 	vfsb_wrapper_enter();
 	for (;;) {
 		if (parked)
 			vfsb_park_begin(&park, key);
-		vfsb_task_submit_begin(vfsb_file_sb(req->file), key, false);
+		if (!held)
+			vfsb_task_submit_begin(vfsb_file_sb(req->file), key,
+					       false);
+		held = false;
 		ret = call(req, issue_flags);
 		vfsb_task_submit_end(key, ret == -EIOCBQUEUED);
 		if (!parked || !vfsb_park_end(&park))

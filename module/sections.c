@@ -695,6 +695,18 @@ bool vfsb_task_submit_begin(struct super_block *sb, const void *key,
 	return false;
 }
 
+/* Whether this task holds the section of the submission behind key. */
+bool vfsb_task_submit_held(const void *key)
+{
+	struct vfsb_task *t = vfsb_task_find();
+	int i;
+
+	for (i = t ? t->nr - 1 : -1; i >= 0; i--)
+		if (t->held[i].kind == VFSB_HOLD_SUBMIT && t->held[i].key == key)
+			return true;
+	return false;
+}
+
 /* The submission behind key returned; queued: the completion ends it. */
 void vfsb_task_submit_end(const void *key, bool queued)
 {

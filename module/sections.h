@@ -53,6 +53,7 @@ bool vfsb_task_check_cover(struct super_block *sb);
 bool vfsb_task_submit_begin(struct super_block *sb, const void *key,
 			    bool armed);
 void vfsb_task_submit_end(const void *key, bool queued);
+bool vfsb_task_submit_held(const void *key);
 bool vfsb_task_span_begin(struct super_block *sb, const void *key);
 void vfsb_task_span_end(const void *key, u32 missed);
 
