@@ -1246,11 +1246,14 @@ int main(int argc, char **argv)
 		if (wd_usec && wd_next < wake)
 			wake = wd_next;
 		/*
-		 * A full disk: the device is not read until the retry. A
-		 * signal taken in the last nap (the commit delay's) is acted
-		 * on now: the flags change only inside a nap.
+		 * A full disk: the device is not read until the retry. The
+		 * flags change only inside a nap: a SIGHUP taken in the last
+		 * one (the commit delay's) is acted on now. A stop ended the
+		 * loop already; a checkpoint asked for was tried after the
+		 * drain, and one the journal could not take waits for the
+		 * retry like the rest (a wake-up now would spin until then).
 		 */
-		if (want_reload || want_checkpoint || want_stop)
+		if (want_reload)
 			wake = t;
 		nap(&p, full ? 0 : 1, t >= wake ? 0 : (int64_t)(wake - t));
 		if (wd_usec && now_ms() >= wd_next) {
