@@ -962,6 +962,27 @@ TEST(reload_reads_the_config_again)
 	teardown();
 }
 
+/* The signals the daemon takes (vbjournald.c, on_signal()). */
+static const int daemon_sigs[] = { SIGHUP, SIGINT, SIGUSR1, SIGTERM };
+
+/* SigBlk of task id (a process, or a thread of one): 0 if unreadable. */
+static unsigned long long sig_blocked(pid_t id)
+{
+	char path[64], line[256];
+	unsigned long long blk = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)id);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigBlk: %llx", &blk) == 1)
+			break;
+	fclose(f);
+	return blk;
+}
+
 /*
  * The daemon's signals (SIGHUP reload, SIGUSR1 checkpoint, SIGTERM and
  * SIGINT stop) go to its main thread only: the kernel may deliver a
@@ -972,8 +993,7 @@ TEST(reload_reads_the_config_again)
  */
 TEST(only_the_main_thread_takes_signals)
 {
-	static const int sigs[] = { SIGHUP, SIGINT, SIGUSR1, SIGTERM };
-	char path[PATH_MAX], line[256];
+	char path[PATH_MAX];
 	struct daemon d;
 	struct dirent *e;
 	int others = 0, unblocked = 0;
@@ -985,26 +1005,18 @@ TEST(only_the_main_thread_takes_signals)
 	dir = opendir(path);
 	ASSERT_NE(NULL, dir);
 	while ((e = readdir(dir))) {
-		unsigned long long blk = 0;
-		FILE *f;
+		unsigned long long blk;
 		size_t i;
 
 		if (e->d_name[0] == '.' || atoi(e->d_name) == d.pid)
 			continue;
 		others++;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/status",
-			 (int)d.pid, e->d_name);
-		f = fopen(path, "re");
-		ASSERT_NE(NULL, f);
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "SigBlk: %llx", &blk) == 1)
-				break;
-		fclose(f);
-		for (i = 0; i < sizeof(sigs) / sizeof(*sigs); i++) {
-			if (blk & (1ULL << (sigs[i] - 1)))
+		blk = sig_blocked(atoi(e->d_name));
+		for (i = 0; i < ARRAY_SIZE(daemon_sigs); i++) {
+			if (blk & (1ULL << (daemon_sigs[i] - 1)))
 				continue;
 			TH_LOG("thread %s does not block signal %d",
-			       e->d_name, sigs[i]);
+			       e->d_name, daemon_sigs[i]);
 			unblocked++;
 		}
 	}
@@ -1015,16 +1027,7 @@ TEST(only_the_main_thread_takes_signals)
 	teardown();
 }
 
-/*
- * A signal that comes while the daemon works (here: while its
- * checkpoint's barrier waits for a write held in flight) is not lost:
- * the kernel must deliver it only while the main loop sleeps, so that
- * the loop sees its flag before sleeping again. Taken during the work,
- * after the loop looked at its flags, it would set the flag and the
- * loop would sleep on (up to the interval: an hour here). So outside
- * its sleep the main thread blocks the signals (SigBlk), and the
- * reload asked during the checkpoint happens once the write goes on.
- */
+/* Whether task pid is inside system call nr. */
 static int in_syscall(pid_t pid, int nr)
 {
 	char path[64], buf[32];
@@ -1040,26 +1043,18 @@ static int in_syscall(pid_t pid, int nr)
 	return n > 0 && atoi(buf) == nr;
 }
 
-static unsigned long long sig_blocked(pid_t pid)
-{
-	char path[64], line[256];
-	unsigned long long blk = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigBlk: %llx", &blk) == 1)
-			break;
-	fclose(f);
-	return blk;
-}
-
+/*
+ * A signal that comes while the daemon works (here: while its
+ * checkpoint's barrier waits for a write held in flight) is not lost:
+ * the kernel must deliver it only while the main loop sleeps, so that
+ * the loop sees its flag before sleeping again. Taken during the work,
+ * after the loop looked at its flags, it would set the flag and the
+ * loop would sleep on (up to the interval: an hour here). So outside
+ * its sleep the main thread blocks the signals (SigBlk), and the
+ * reload asked during the checkpoint happens once the write goes on.
+ */
 TEST(a_signal_during_work_is_never_lost)
 {
-	static const int sigs[] = { SIGHUP, SIGINT, SIGUSR1, SIGTERM };
 	unsigned long long blk;
 	struct uffd_hold h;
 	struct daemon d;
@@ -1079,18 +1074,18 @@ TEST(a_signal_during_work_is_never_lost)
 		usleep(10000);
 	ASSERT_TRUE(in_syscall(d.pid, SYS_ioctl));
 	blk = sig_blocked(d.pid);
-	for (i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
-		if (!(blk & (1ULL << (sigs[i] - 1))))
+	for (i = 0; i < ARRAY_SIZE(daemon_sigs); i++)
+		if (!(blk & (1ULL << (daemon_sigs[i] - 1))))
 			TH_LOG("signal %d is not blocked in the checkpoint",
-			       sigs[i]);
+			       daemon_sigs[i]);
 	ASSERT_EQ(0, kill(d.pid, SIGHUP));
 	ASSERT_EQ(4096, uffd_hold_release(&h));
 	close(fd);
 	if (wait_log(LOG, "reloaded:", 1))
 		TH_LOG("the SIGHUP sent during the checkpoint was lost");
 	EXPECT_EQ(1, count_in(LOG, "reloaded:"));
-	for (i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
-		EXPECT_TRUE(blk & (1ULL << (sigs[i] - 1)));
+	for (i = 0; i < ARRAY_SIZE(daemon_sigs); i++)
+		EXPECT_TRUE(blk & (1ULL << (daemon_sigs[i] - 1)));
 	EXPECT_TRUE(alive(&d));
 	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
 	unlink(LOG);
