@@ -101,8 +101,8 @@ struct daemon {
 static volatile sig_atomic_t want_checkpoint, want_stop, want_reload;
 
 /*
- * The daemon's signals are blocked except while it sleeps (ppoll() and
- * nap() with wait_mask): a handler can then only run inside a sleep,
+ * The daemon's signals are blocked except while it sleeps (nap(): a
+ * ppoll() with wait_mask): a handler can then only run inside a sleep,
  * which ends, and the loop sees its flag before it sleeps again. Taken
  * anywhere else (during a drain, a checkpoint's barrier), a signal
  * would set its flag after the loop looked, and the loop would sleep up
@@ -120,15 +120,15 @@ static void on_signal(int sig)
 		want_stop = 1;
 }
 
-/* Sleeps ms (-1: until a signal) with fds (may be NULL), signals taken. */
-static void nap(struct pollfd *fds, nfds_t n, int64_t ms)
+/* Sleeps ms at most, with fds (may be NULL), the signals taken. */
+static void nap(struct pollfd *fds, nfds_t n, uint64_t ms)
 {
 	struct timespec ts = {
 		.tv_sec = ms / 1000,
 		.tv_nsec = ms % 1000 * 1000000L,
 	};
 
-	ppoll(fds, n, ms < 0 ? NULL : &ts, &wait_mask);
+	ppoll(fds, n, &ts, &wait_mask);
 }
 
 static uint64_t now_ms(void)
@@ -1045,6 +1045,7 @@ int main(int argc, char **argv)
 	struct vbjd_config cf;
 	bool check_only = false;
 	unsigned long long delay = 0;
+	static const int sigs[] = { SIGUSR1, SIGHUP, SIGTERM, SIGINT };
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigset_t mask;
 	char boot[64];
@@ -1151,16 +1152,13 @@ int main(int argc, char **argv)
 	}
 	/* a stop while it waits for room (until_room()) ends it cleanly */
 	sigemptyset(&mask);
-	sigaddset(&mask, SIGUSR1);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
+	for (i = 0; i < (int)(sizeof(sigs) / sizeof(*sigs)); i++)
+		sigaddset(&mask, sigs[i]);
 	sigprocmask(SIG_BLOCK, &mask, &wait_mask);
-	for (i = 1; i < NSIG; i++)
-		if (sigismember(&mask, i)) {
-			sigdelset(&wait_mask, i);
-			sigaction(i, &sa, NULL);
-		}
+	for (i = 0; i < (int)(sizeof(sigs) / sizeof(*sigs)); i++) {
+		sigdelset(&wait_mask, sigs[i]);
+		sigaction(sigs[i], &sa, NULL);
+	}
 	lock = vbj_lock_take(d.journal, &holder);
 	if (lock == -EBUSY) {
 		if (holder > 0)
@@ -1255,7 +1253,7 @@ int main(int argc, char **argv)
 		 */
 		if (want_reload)
 			wake = t;
-		nap(&p, full ? 0 : 1, t >= wake ? 0 : (int64_t)(wake - t));
+		nap(&p, full ? 0 : 1, t >= wake ? 0 : wake - t);
 		if (wd_usec && now_ms() >= wd_next) {
 			vbjd_notify("WATCHDOG=1");
 			wd_next = now_ms() + wd_usec / 2000;
