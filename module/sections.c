@@ -39,6 +39,13 @@
  * two, a rename on overlayfs a few more). Beyond: unbracketed, RESCAN.
  */
 #define VFSB_TASK_HELD		16
+#define VFSB_TASK_SLOT_BITS	8
+#define VFSB_TASK_PROBES	4
+/*
+ * Entries beyond the slots: test_nomiss holds 10 000 writers at once,
+ * nearly all spilled; as many buckets as before the slots keep each
+ * list about ten long.
+ */
 #define VFSB_TASK_HASH_BITS	10
 #define VFSB_ASYNC_HASH_BITS	10
 
@@ -134,8 +141,9 @@ struct vfsb_held {
 };
 
 struct vfsb_task {
-	struct hlist_node node;		/* bucket, under its lock */
-	struct task_struct *task;	/* immutable while hashed */
+	struct hlist_node node;		/* spilled: bucket, under its lock */
+	struct task_struct *task;	/* spilled: immutable while hashed */
+	int slot;			/* its slot, or -1: spilled */
 	u64 start_time;			/* the task's: a new one at its address */
 	/* below: touched by the owning task only */
 	unsigned int nr;
@@ -145,6 +153,33 @@ struct vfsb_task {
 	struct vfsb_held held[VFSB_TASK_HELD];
 };
 
+/*
+ * Where a task finds its entry without a lock: a table of slots, each
+ * owned by one task at a time. A task claims a free one among the
+ * VFSB_TASK_PROBES slots from the hash of its task_struct on, with
+ * cmpxchg(), and frees it with a release store. Only the owner ever
+ * stores its own address in a slot, and it clears it before it lets go
+ * (its own stores are visible to it in program order), so a task that
+ * loads its address from a slot owns that slot, whatever other tasks do
+ * to theirs meanwhile: a lookup is a few plain loads, no lock, no RCU.
+ * The one exception is a task that exited owning a slot (its entry
+ * holds only write access tokens, see vfsb_task_find()): the next task
+ * at its address finds it, and being the only task with that address,
+ * may free it alone. A slot keeps its entry (allocated at its first
+ * use) for its next owner, whose cmpxchg() orders it after the last
+ * owner's release: nothing is allocated, freed or cleared per section.
+ *
+ * When all the probed slots are taken (many tasks at once), the entry
+ * is allocated and "spilled" into a hash of lists under bucket locks,
+ * where lookups lock: slower, never out of room.
+ */
+struct vfsb_task_slot {
+	struct task_struct *owner;	/* stored by its owner only */
+	struct vfsb_task *t;		/* the owner's; kept after it */
+} ____cacheline_aligned_in_smp;
+
+static struct vfsb_task_slot vfsb_task_slots[1 << VFSB_TASK_SLOT_BITS];
+
 static struct vfsb_task_bucket {
 	spinlock_t lock;		/* head, and hashing of entries */
 	struct hlist_head head;
@@ -152,29 +187,14 @@ static struct vfsb_task_bucket {
 
 static struct kmem_cache *vfsb_task_cache;
 
-/*
- * One free entry kept per CPU: a watched write takes an entry for its
- * first section and gives it back with its last, and the slab
- * allocator zeroes every object it hands out on distribution kernels
- * (init_on_alloc, Debian's default), most of a write's bookkeeping.
- */
-static DEFINE_PER_CPU(struct vfsb_task *, vfsb_task_spare);
-
-static struct vfsb_task *vfsb_task_alloc(void)
-{
-	struct vfsb_task *t = this_cpu_xchg(vfsb_task_spare, NULL);
-
-	return t ?: kmem_cache_alloc(vfsb_task_cache,
-				     GFP_NOWAIT | __GFP_NOWARN);
-}
-
-static void vfsb_task_free(struct vfsb_task *t)
-{
-	if (this_cpu_cmpxchg(vfsb_task_spare, NULL, t))
-		kmem_cache_free(vfsb_task_cache, t);
-}
-
+/* Entries in use (slotted or spilled), and spilled entries. */
 static atomic_t vfsb_nr_tasks = ATOMIC_INIT(0);
+static atomic_t vfsb_nr_spilled = ATOMIC_INIT(0);
+
+static struct vfsb_task_slot *vfsb_task_slot(unsigned int h)
+{
+	return &vfsb_task_slots[h & (ARRAY_SIZE(vfsb_task_slots) - 1)];
+}
 
 static struct vfsb_task_bucket *vfsb_task_bucket(void)
 {
@@ -195,59 +215,129 @@ static bool vfsb_task_tokens_only(const struct vfsb_task *t)
 }
 
 /*
- * This task's entry, or NULL. Only the owner adds or removes it, or
- * this: an entry left by a task that exited holding only the tokens of
- * failed mnt_want_write*() calls is found by the next task at its
- * address, by its start time, and freed.
+ * Whether t, found at this task's address, was left by a task that
+ * exited there: only the tokens of mnt_want_write*() calls that failed
+ * after a remount read-only can outlive their task (sections.c's
+ * tokens), and the entry is the next task's to free.
  */
-static struct vfsb_task *vfsb_task_find(void)
+static bool vfsb_task_stale(const struct vfsb_task *t)
 {
-	struct vfsb_task_bucket *b;
+	return t->start_time != current->start_time &&
+	       !WARN_ON_ONCE(!vfsb_task_tokens_only(t));
+}
+
+static struct vfsb_task *vfsb_task_find_spilled(void)
+{
+	struct vfsb_task_bucket *b = vfsb_task_bucket();
 	struct vfsb_task *t, *stale = NULL;
 
-	if (!atomic_read(&vfsb_nr_tasks))
-		return NULL;
-	b = vfsb_task_bucket();
 	spin_lock(&b->lock);
 	hlist_for_each_entry(t, &b->head, node)
 		if (t->task == current)
 			break;
-	if (t && t->start_time != current->start_time &&
-	    !WARN_ON_ONCE(!vfsb_task_tokens_only(t))) {
+	if (t && vfsb_task_stale(t)) {
 		hlist_del(&t->node);
 		stale = t;
 		t = NULL;
 	}
 	spin_unlock(&b->lock);
 	if (stale) {
+		atomic_dec(&vfsb_nr_spilled);
 		atomic_dec(&vfsb_nr_tasks);
-		vfsb_task_free(stale);
+		kmem_cache_free(vfsb_task_cache, stale);
 	}
+	return t;
+}
+
+/* This task's entry, or NULL. Only the owner adds or removes it. */
+static struct vfsb_task *vfsb_task_find(void)
+{
+	unsigned int h, i;
+
+	if (!atomic_read(&vfsb_nr_tasks))
+		return NULL;
+	h = hash_ptr(current, VFSB_TASK_SLOT_BITS);
+	for (i = 0; i < VFSB_TASK_PROBES; i++) {
+		struct vfsb_task_slot *sl = vfsb_task_slot(h + i);
+
+		if (READ_ONCE(sl->owner) != current)
+			continue;
+		if (likely(!vfsb_task_stale(sl->t)))
+			return sl->t;
+		atomic_dec(&vfsb_nr_tasks);
+		/* frees the slot; the exited task's entry stays for the next */
+		smp_store_release(&sl->owner, NULL);
+		return NULL;
+	}
+	return atomic_read(&vfsb_nr_spilled) ? vfsb_task_find_spilled() : NULL;
+}
+
+/*
+ * Claims a free slot for this task, with its entry: NULL when all the
+ * probed slots are taken, ERR_PTR(-ENOMEM) when its first entry cannot
+ * be allocated.
+ */
+static struct vfsb_task *vfsb_task_claim(void)
+{
+	unsigned int h = hash_ptr(current, VFSB_TASK_SLOT_BITS);
+	unsigned int i;
+
+	for (i = 0; i < VFSB_TASK_PROBES; i++) {
+		struct vfsb_task_slot *sl = vfsb_task_slot(h + i);
+
+		if (READ_ONCE(sl->owner) || cmpxchg(&sl->owner, NULL, current))
+			continue;
+		if (!sl->t) {
+			sl->t = kmem_cache_alloc(vfsb_task_cache,
+						 GFP_NOWAIT | __GFP_NOWARN);
+			if (!sl->t) {
+				/* orders our store of t (NULL) before */
+				smp_store_release(&sl->owner, NULL);
+				return ERR_PTR(-ENOMEM);
+			}
+			sl->t->slot = sl - vfsb_task_slots;
+		}
+		return sl->t;
+	}
+	return NULL;
+}
+
+static struct vfsb_task *vfsb_task_spill(void)
+{
+	struct vfsb_task_bucket *b;
+	struct vfsb_task *t;
+
+	t = kmem_cache_alloc(vfsb_task_cache, GFP_NOWAIT | __GFP_NOWARN);
+	if (!t)
+		return NULL;
+	t->task = current;
+	t->slot = -1;
+	b = vfsb_task_bucket();
+	spin_lock(&b->lock);
+	hlist_add_head(&t->node, &b->head);
+	spin_unlock(&b->lock);
+	atomic_inc(&vfsb_nr_spilled);
 	return t;
 }
 
 static struct vfsb_task *vfsb_task_get_or_add(void)
 {
 	struct vfsb_task *t = vfsb_task_find();
-	struct vfsb_task_bucket *b;
 
 	if (t)
 		return t;
 	if (vfsb_fail_injected())
 		return NULL;
-	/* held[] is written before it is read; the rest is set here */
-	t = vfsb_task_alloc();
+	t = vfsb_task_claim();
 	if (!t)
+		t = vfsb_task_spill();
+	if (IS_ERR_OR_NULL(t))
 		return NULL;
-	t->task = current;
+	/* held[] is written before it is read; the rest is set here */
 	t->start_time = current->start_time;
 	t->nr = 0;
 	t->work_queued = false;
 	t->work_puts_module = false;
-	b = vfsb_task_bucket();
-	spin_lock(&b->lock);
-	hlist_add_head(&t->node, &b->head);
-	spin_unlock(&b->lock);
 	atomic_inc(&vfsb_nr_tasks);
 	return t;
 }
@@ -259,12 +349,18 @@ static void vfsb_task_put(struct vfsb_task *t)
 
 	if (t->nr || t->work_queued)
 		return;
+	atomic_dec(&vfsb_nr_tasks);
+	if (t->slot >= 0) {
+		/* the slot's next owner takes t as it is now */
+		smp_store_release(&vfsb_task_slots[t->slot].owner, NULL);
+		return;
+	}
 	b = vfsb_task_bucket();
 	spin_lock(&b->lock);
 	hlist_del(&t->node);
 	spin_unlock(&b->lock);
-	atomic_dec(&vfsb_nr_tasks);
-	vfsb_task_free(t);
+	atomic_dec(&vfsb_nr_spilled);
+	kmem_cache_free(vfsb_task_cache, t);
 }
 
 /* Pushes s on this task's entry, which it returns (or an ERR_PTR). */
@@ -876,7 +972,7 @@ void vfsb_sections_exit(void)
 {
 	struct hlist_node *tmp;
 	struct vfsb_task *t;
-	int cpu, i;
+	int i;
 
 	/*
 	 * Leftover tokens (vfsb_task_want_access()): the hooks are out, so
@@ -888,18 +984,24 @@ void vfsb_sections_exit(void)
 			if (!vfsb_task_tokens_only(t))
 				continue;
 			hlist_del(&t->node);
+			atomic_dec(&vfsb_nr_spilled);
 			atomic_dec(&vfsb_nr_tasks);
 			kmem_cache_free(vfsb_task_cache, t);
 		}
 	}
-	WARN_ON(atomic_read(&vfsb_nr_tasks) || atomic_read(&vfsb_nr_async));
-	for_each_possible_cpu(cpu) {
-		struct vfsb_task **spare = per_cpu_ptr(&vfsb_task_spare, cpu);
+	for (i = 0; i < ARRAY_SIZE(vfsb_task_slots); i++) {
+		struct vfsb_task_slot *sl = &vfsb_task_slots[i];
 
-		if (*spare)
-			kmem_cache_free(vfsb_task_cache, *spare);
-		*spare = NULL;
+		if (sl->owner && vfsb_task_tokens_only(sl->t)) {
+			sl->owner = NULL;
+			atomic_dec(&vfsb_nr_tasks);
+		}
+		WARN_ON(sl->owner);
+		if (sl->t)
+			kmem_cache_free(vfsb_task_cache, sl->t);
+		sl->t = NULL;
 	}
+	WARN_ON(atomic_read(&vfsb_nr_tasks) || atomic_read(&vfsb_nr_async));
 	kmem_cache_destroy(vfsb_task_cache);
 	kmem_cache_destroy(vfsb_async_cache);
 }
