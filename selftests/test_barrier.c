@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "vfsb.h"
 #include "task.h"
@@ -434,6 +435,84 @@ TEST(fsfreeze_blocks_new_writes_the_barrier_does_not)
 	close(dev);
 	close(dir);
 	umount2("/tmp/vb-frz", MNT_DETACH);
+}
+
+static int reaped_status(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 100;
+}
+
+/*
+ * A mkdir() whose mnt_want_write() is refused by a remount read-only
+ * after the entry callback's own check exits with a write access token
+ * and no section. Its entry must not become the next task's at the same
+ * address (the slot rule compares start times), and unload frees what
+ * is left with the counts balanced. Many short-lived tasks follow each
+ * one so that some take its address.
+ */
+FIXTURE(slow) {};
+FIXTURE_SETUP(slow) {}
+FIXTURE_TEARDOWN(slow) {}
+
+TEST_F_TIMEOUT(slow, tokens_of_exited_tasks_are_never_inherited, 400)
+{
+	int dev, fd, k, j, ret, stale = 0;
+	char path[64];
+	pid_t pid;
+
+	ret = mount_ext4("/tmp/vb-tok");
+	if (ret == -ENODEV)
+		SKIP(return, "no scratch disk");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, mkdir("/tmp/vb-tok/ro", 0755));
+	ASSERT_EQ(0, put_file("/tmp/vb-tok/f", "x"));
+	ASSERT_EQ(0, mount("/tmp/vb-tok", "/tmp/vb-tok/ro", NULL, MS_BIND,
+			   NULL));
+	dev = vfsb_open();
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_watch_path(dev, "/tmp/vb-tok"));
+	for (k = 0; k < 40; k++) {
+		ASSERT_EQ(0, mount(NULL, "/tmp/vb-tok/ro", NULL,
+				   MS_REMOUNT | MS_BIND, NULL));
+		fd = open("/tmp/vb-tok", O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		/* the mkdir passes the callback's check, then blocks */
+		ASSERT_EQ(0, ioctl(fd, FIFREEZE, 0));
+		snprintf(path, sizeof(path), "/tmp/vb-tok/ro/x%d", k);
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid)
+			_exit(mkdir(path, 0755) && errno == EROFS ? 0 : 1);
+		ASSERT_EQ(0, wait_proc_state(pid, "D", 10000));
+		ASSERT_EQ(0, mount(NULL, "/tmp/vb-tok/ro", NULL,
+				   MS_REMOUNT | MS_BIND | MS_RDONLY, NULL));
+		ASSERT_EQ(0, ioctl(fd, FITHAW, 0));
+		close(fd);
+		if (reaped_status(pid) == 0)
+			stale++;
+		for (j = 0; j < 24; j++) {
+			pid = fork();
+			ASSERT_LE(0, pid);
+			if (!pid)
+				_exit(chmod("/tmp/vb-tok/f", 0600 + (j & 1)));
+			ASSERT_EQ(0, reaped_status(pid));
+		}
+	}
+	/* every mkdir took the path that leaves a token */
+	EXPECT_EQ(40, stale);
+	EXPECT_EQ(0, vfsb_barrier_path(dev, "/tmp/vb-tok", 0, 5000));
+	EXPECT_EQ(0, fs_in_flight(dev, "/tmp/vb-tok"));
+	EXPECT_EQ(0, vfsb_unwatch_path(dev, "/tmp/vb-tok"));
+	close(dev);
+	umount2("/tmp/vb-tok/ro", MNT_DETACH);
+	umount2("/tmp/vb-tok", MNT_DETACH);
+	EXPECT_EQ(0, vfsb_module_wait_refcnt(0, 10000));
+	EXPECT_EQ(0, vfsb_module_unload());
+	EXPECT_EQ(0, vfsb_module_load());
 }
 
 TEST_HARNESS_MAIN
