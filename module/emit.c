@@ -310,6 +310,80 @@ bool vfsb_sb_has_intent(struct super_block *sb)
 }
 
 /*
+ * The flags vfsb_build() gives ev's record where they decide whether a
+ * journal stores more from it than its directory (ring.c,
+ * vfsb_rec_plain()): VFSB_RECF_LINKS as vfsb_object_dentry() sets it,
+ * VFSB_RECF_DIR; and the record's directory. Without side effects.
+ */
+static u32 vfsb_plain_flags(const struct vfsb_event *ev, struct inode **dir)
+{
+	struct inode *inode = ev->inode;
+	u32 flags = ev->flags;
+	struct dentry *parent;
+
+	if (inode && S_ISDIR(inode->i_mode))
+		flags |= VFSB_RECF_DIR;
+	if (inode && ev->dentry && !S_ISDIR(inode->i_mode) && !ev->dir &&
+	    (vfsb_is_name(ev->dentry) ? READ_ONCE(inode->i_nlink) > 1 :
+					READ_ONCE(inode->i_nlink)))
+		flags |= VFSB_RECF_LINKS;
+	*dir = ev->dir;
+	if (!*dir && ev->dentry) {
+		/* RCU keeps it, as in vfsb_build() */
+		parent = READ_ONCE(ev->dentry->d_parent);
+		*dir = parent ? d_inode_rcu(parent) : NULL;
+	}
+	return flags;
+}
+
+/*
+ * A change that the only subscriber, a journal, would merge whole into
+ * the record before it (ring.c: a plain record, vfsb_rec_plain(), into
+ * an unread last record naming the same directory in the same epoch,
+ * vfsb_ring_merge_dir()), because its directory's intent is acked in
+ * the epoch: a write to a file, an attribute change, a create, an
+ * unlink, over and over in one directory. Such a record would change
+ * nothing anyone reads, so it is not built: building it (the clock, the
+ * handles' encoding, the name, the header) costs about as much again
+ * as the rest of the announcement. Anything else takes the full path.
+ */
+static bool vfsb_announce_merged(struct vfsb_sb *vsb, struct super_block *sb,
+				 const struct vfsb_event *ev, bool fenced,
+				 struct vfsb_intent_req *req)
+{
+	struct vfsb_sub_link *l;
+	struct vfsb_ikey k;
+	struct inode *dir;
+	u32 flags;
+
+	if (!req || !fenced || (ev->reasons & VFSB_R_HARDLINK))
+		return false;
+	l = list_first_or_null_rcu(&vsb->subs, struct vfsb_sub_link, node);
+	if (!l || !l->intent || list_next_or_null_rcu(&vsb->subs, &l->node,
+						      struct vfsb_sub_link,
+						      node))
+		return false;
+	flags = vfsb_plain_flags(ev, &dir);
+	if (!dir || !dir->i_ino ||
+	    (flags & (VFSB_RECF_INTENT | VFSB_RECF_LINKS |
+		      VFSB_RECF_UNFENCED)) ||
+	    ((flags & VFSB_RECF_DIR) &&
+	     (ev->reasons & (VFSB_R_RENAME_FROM | VFSB_R_RENAME_TO))))
+		return false;
+	k = (struct vfsb_ikey){
+		.dev = new_encode_dev(sb->s_dev), .ino = dir->i_ino,
+		.gen = dir->i_generation, .kind = VFSB_IKEY_ENTRIES,
+	};
+	BUILD_BUG_ON(sizeof(sb->s_uuid) <
+		     sizeof(((struct vfsb_record *)NULL)->fs_uuid));
+	if (!vfsb_intent_would_merge(l->intent, l->ring, ev->reasons, &k,
+				     (const u8 *)&sb->s_uuid))
+		return false;
+	atomic64_inc(&vsb->records_merged);
+	return true;
+}
+
+/*
  * Announces a change on sb to its subscribers, before the change is
  * made. Callers: the hooks, in the operation's task, with whatever the
  * operation holds (never a lock of ours); fenced: a section of sb's
@@ -328,7 +402,8 @@ void vfsb_announce(struct super_block *sb, const struct vfsb_event *ev,
 		return;
 	rcu_read_lock();
 	vsb = vfsb_tracking_lookup_rcu(sb);
-	if (!vsb || list_empty(&vsb->subs))
+	if (!vsb || list_empty(&vsb->subs) ||
+	    vfsb_announce_merged(vsb, sb, ev, fenced, req))
 		goto out;
 	rec = (void *)get_cpu_ptr(&vfsb_rec_buf);
 	vfsb_build(vsb, sb, ev, rec, &key);

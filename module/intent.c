@@ -380,6 +380,35 @@ out:
 	return ret;
 }
 
+/*
+ * Whether a plain record (ring.c's vfsb_rec_plain()) of reasons naming
+ * the entries of directory k would come to nothing here: its key's
+ * entry in the epoch is acked (nothing to wait for, no intent to send)
+ * and the ring would merge it into its unread last record. Exactly
+ * what vfsb_intent_push() would do with that record, under the same
+ * lock, so the caller may skip building it. Atomic context.
+ */
+bool vfsb_intent_would_merge(struct vfsb_intent *in, struct vfsb_ring *r,
+			     u32 reasons, const struct vfsb_ikey *k,
+			     const u8 *fs_uuid)
+{
+	struct vfsb_iset_ent *e;
+	unsigned long flags;
+	bool ret = false;
+
+	spin_lock_irqsave(&in->lock, flags);
+	/* the subscriber's own changes and a dead one's: the full path */
+	if (!in->dead && current->tgid != in->tgid) {
+		e = vfsb_iset_find(in, k);
+		if (e && e->seq <= in->acked)
+			ret = vfsb_ring_would_merge(r, reasons, in->epoch,
+						    k->dev, fs_uuid, k->ino,
+						    k->gen);
+	}
+	spin_unlock_irqrestore(&in->lock, flags);
+	return ret;
+}
+
 /* A waiting change may go on: acked, or its subscriber is gone. */
 static bool vfsb_intent_done(struct vfsb_intent *in,
 			     const struct vfsb_intent_req *req)

@@ -369,8 +369,9 @@ static bool vfsb_rec_plain(const struct vfsb_record *rec)
  * directory already. The same reader protocol as vfsb_ring_merge(): a
  * change after a read gets a record of its own. Called with r->lock.
  */
-static bool vfsb_ring_merge_dir(struct vfsb_ring *r,
-				const struct vfsb_record *rec)
+static bool vfsb_ring_last_names(struct vfsb_ring *r, u64 epoch, u32 dev,
+				 const u8 *fs_uuid, u64 parent_ino,
+				 u32 parent_generation)
 {
 	u32 off = r->last_pos & (r->size - 1);
 	const struct vfsb_record *lr = (const void *)(r->buf + off);
@@ -382,10 +383,41 @@ static bool vfsb_ring_merge_dir(struct vfsb_ring *r,
 	/* a header that wraps around the end is not compared */
 	if (off + sizeof(*lr) > r->size)
 		return false;
-	return lr->epoch == rec->epoch && lr->dev == rec->dev &&
-	       lr->parent_ino == rec->parent_ino &&
-	       lr->parent_generation == rec->parent_generation &&
-	       !memcmp(lr->fs_uuid, rec->fs_uuid, sizeof(rec->fs_uuid));
+	return lr->epoch == epoch && lr->dev == dev &&
+	       lr->parent_ino == parent_ino &&
+	       lr->parent_generation == parent_generation &&
+	       !memcmp(lr->fs_uuid, fs_uuid, sizeof(lr->fs_uuid));
+}
+
+static bool vfsb_ring_merge_dir(struct vfsb_ring *r,
+				const struct vfsb_record *rec)
+{
+	return vfsb_ring_last_names(r, rec->epoch, rec->dev, rec->fs_uuid,
+				    rec->parent_ino, rec->parent_generation);
+}
+
+/*
+ * Whether a plain record of reasons (vfsb_rec_plain(): the caller knows
+ * it is one) naming directory parent_ino of dev in epoch would merge
+ * into r's last record, as vfsb_ring_push() would merge it: the record
+ * then need not be built (emit.c). Called with the intent's lock held,
+ * which orders epoch against the ring as vfsb_intent_push() does.
+ */
+bool vfsb_ring_would_merge(struct vfsb_ring *r, u32 reasons, u64 epoch,
+			   u32 dev, const u8 *fs_uuid, u64 parent_ino,
+			   u32 parent_generation)
+{
+	unsigned long flags;
+	bool ret;
+
+	/* a record the ring filters out is not merged either */
+	if (!r->journal || (r->reasons && !(reasons & r->reasons)))
+		return false;
+	spin_lock_irqsave(&r->lock, flags);
+	ret = vfsb_ring_last_names(r, epoch, dev, fs_uuid, parent_ino,
+				   parent_generation);
+	spin_unlock_irqrestore(&r->lock, flags);
+	return ret;
 }
 
 /*

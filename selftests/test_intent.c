@@ -2432,4 +2432,127 @@ TEST(journal_coalescing_keeps_what_the_journal_stores)
 	umount2(DIR_T, MNT_DETACH);
 }
 
+#define SPREAD_WRITES	40
+
+/* SPREAD_WRITES one-byte writes to path, none touching another. */
+static int op_spread_writes(const char *path, int ctl, int res)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), i;
+
+	if (fd < 0)
+		return -errno;
+	for (i = 0; i < SPREAD_WRITES; i++) {
+		if (pwrite(fd, "x", 1, i * 8192) != 1) {
+			i = -errno;
+			close(fd);
+			return i;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+static int op_write_one(const char *path, int ctl, int res)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (pwrite(fd, "y", 1, 1 << 20) != 1) {
+		res = -errno;
+		close(fd);
+		return res;
+	}
+	close(fd);
+	return 0;
+}
+
+static int run_op(child_fn fn, const char *path)
+{
+	struct child ch;
+	int ret, res;
+
+	ret = child_start(&ch, fn, path);
+	if (!ret)
+		ret = child_result(&ch, 10000, &res);
+	child_end(&ch);
+	return ret ? ret : res;
+}
+
+/* The data write records of ino in b, and how many flag LINKS. */
+static int data_writes(const struct rec_batch *b, long long ino, int *links)
+{
+	int i, n = 0;
+
+	*links = 0;
+	for (i = 0; i < b->n; i++) {
+		const struct vfsb_record *r = b->rec[i];
+
+		if (r->type != VFSB_REC_CHANGE || (long long)r->ino != ino ||
+		    r->reasons != VFSB_R_DATA_WRITE)
+			continue;
+		n++;
+		*links += !!(r->flags & VFSB_RECF_LINKS);
+	}
+	return n;
+}
+
+/*
+ * The data writes a journal's ring merges are not built at all
+ * (emit.c, vfsb_announce_merged()): what the reader sees must be what
+ * the full path gives. In a directory acked in the epoch, a file's
+ * writes after the reader drained the ring make one record, whose
+ * ranges do not touch (the journal's merge, not the range merge); a
+ * write after the next read makes its own; a file with two links gets
+ * a record per write, each flagged LINKS (the journal stores where its
+ * names are); and a second subscriber on the filesystem, a stream,
+ * gets every write while the journal's ring still merges them.
+ */
+TEST(journal_merged_data_writes_are_what_the_full_path_gives)
+{
+	static struct rec_batch b;
+	long long f_ino, h_ino;
+	int dev, dev2, links;
+
+	ASSERT_EQ(0, setup(&dev, VFSB_SUB_COALESCE, LONG_MS));
+	ASSERT_EQ(0, put_file(DIR_T "/d/h", ""));
+	ASSERT_EQ(0, mkdir(DIR_T "/e", 0755));
+	ASSERT_EQ(0, link(DIR_T "/d/h", DIR_T "/e/h2"));
+	f_ino = ino_of(DIR_T "/d/f");
+	h_ino = ino_of(DIR_T "/d/h");
+	ASSERT_EQ(0, acked_change(dev, op_create, DIR_T "/d/x"));
+	/* h's own key (it has two links): its first write is an intent */
+	ASSERT_EQ(0, acked_change(dev, op_write_one, DIR_T "/d/h"));
+	ASSERT_EQ(0, rec_drain(dev, &b));
+
+	ASSERT_EQ(0, run_op(op_spread_writes, DIR_T "/d/f"));
+	ASSERT_EQ(0, rec_drain(dev, &b));
+	EXPECT_EQ(1, data_writes(&b, f_ino, &links));
+	EXPECT_EQ(0, links);
+	ASSERT_EQ(0, run_op(op_write_one, DIR_T "/d/f"));
+	ASSERT_EQ(0, rec_drain(dev, &b));
+	EXPECT_EQ(1, data_writes(&b, f_ino, &links));
+
+	ASSERT_EQ(0, run_op(op_spread_writes, DIR_T "/d/h"));
+	ASSERT_EQ(0, rec_drain(dev, &b));
+	EXPECT_EQ(SPREAD_WRITES, data_writes(&b, h_ino, &links));
+	EXPECT_EQ(SPREAD_WRITES, links);
+
+	dev2 = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev2);
+	ASSERT_EQ(0, vfsb_subscribe(dev2, 0, 0, 0, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev2, DIR_T));
+	ASSERT_EQ(0, run_op(op_write_one, DIR_T "/d/f"));
+	ASSERT_EQ(0, rec_drain(dev, &b));
+	ASSERT_EQ(0, rec_drain(dev2, &b));
+	ASSERT_EQ(0, run_op(op_spread_writes, DIR_T "/d/f"));
+	ASSERT_EQ(0, rec_drain(dev, &b));
+	EXPECT_EQ(1, data_writes(&b, f_ino, &links));
+	ASSERT_EQ(0, rec_drain(dev2, &b));
+	EXPECT_EQ(SPREAD_WRITES, data_writes(&b, f_ino, &links));
+	close(dev2);
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
 TEST_HARNESS_MAIN
