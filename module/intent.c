@@ -778,8 +778,11 @@ enum vfsb_settle vfsb_intent_defer_fault(struct vfsb_intent_req *req,
  * restarted call must find its own and go on (a filesystem that keeps
  * no negative dentries, a casefolded ext4 directory, would otherwise
  * defer it for ever). A slot another task holds (for less than two
- * seconds) is not taken: that create is announced as before, so no
- * call is deferred more than once.
+ * seconds) is not taken: that create is announced as before. So a call
+ * is deferred at most once per name it reaches the create check with
+ * (a trailing symlink's target is the next name; each restart finds
+ * the last one looked up), and a task's next call finds its own slot
+ * free to take.
  */
 #define VFSB_DEFER_BITS		6
 
@@ -829,8 +832,13 @@ bool vfsb_intent_defer_create(const struct inode *dir,
 	fresh = d->task && time_before(jiffies, d->when + 2 * HZ);
 	again = fresh && d->task == current && d->dir == dir &&
 		d->hash == name->hash;
-	/* another task's: announced as before, so no task defers twice */
-	busy = fresh && !again;
+	/*
+	 * Another task's: announced as before. This task's for another
+	 * name is its own earlier call's, over (a task makes one call at
+	 * a time; a restart that found its name existing never came back
+	 * here): taken again.
+	 */
+	busy = fresh && d->task != current;
 	if (again) {
 		d->task = NULL;
 	} else if (!busy) {

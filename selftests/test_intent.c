@@ -881,6 +881,72 @@ TEST(open_creat_of_an_uncached_existing_name_does_not_wait)
 }
 
 /*
+ * A child's change that must not wait: 0 when it was made without an
+ * ack. One that waits is acked (so that nothing is left hanging) and
+ * counts as 1.
+ */
+static int unwaited_change(int dev, child_fn fn, const char *path)
+{
+	union rec u;
+	struct child ch;
+	int ret, res;
+
+	ret = child_start(&ch, fn, path);
+	if (ret)
+		return ret;
+	ret = child_result(&ch, 10000, &res);
+	if (ret == 1) {
+		if (!wait_record(dev, VFSB_REC_CHANGE, VFSB_RECF_INTENT, &u))
+			vfsb_ack(dev, u.r.seq);
+		child_result(&ch, 10000, &res);
+	}
+	child_end(&ch);
+	return ret ? ret : res;
+}
+
+static int op_open_creat_two(const char *path, int ctl, int res)
+{
+	int ret = op_create(DIR_E "/d/e1", ctl, res);
+
+	return ret ? ret : op_create(DIR_E "/d/e2", ctl, res);
+}
+
+/*
+ * A task that opens two existing names the dcache does not know, with
+ * O_CREAT, one after the other: the first is deferred (its restart finds
+ * the name and opens it, and never comes back to the create check), and
+ * the second must be deferred too, not announced and kept waiting for
+ * an ack because the first one's slot looks like another task's.
+ */
+TEST(open_creat_of_two_uncached_existing_names_does_not_wait)
+{
+	static struct rec_batch b;
+	int dev, ret, i, creates = 0;
+
+	ret = mount_ext4(DIR_E);
+	if (ret == -ENODEV)
+		SKIP(return, "no scratch disk");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, mkdir(DIR_E "/d", 0755));
+	ASSERT_EQ(0, put_file(DIR_E "/d/e1", "1"));
+	ASSERT_EQ(0, put_file(DIR_E "/d/e2", "2"));
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_subscribe_intent(dev, 0, 0, LONG_MS, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_E));
+	sync();
+	ASSERT_EQ(0, put_file("/proc/sys/vm/drop_caches", "2"));
+	EXPECT_EQ(0, unwaited_change(dev, op_open_creat_two, NULL));
+	ASSERT_EQ(0, rec_drain(dev, &b));
+	for (i = 0; i < b.n; i++)
+		creates += b.rec[i]->type == VFSB_REC_CHANGE &&
+			   (b.rec[i]->reasons & VFSB_R_CREATE);
+	EXPECT_EQ(0, creates);
+	close(dev);
+	umount2(DIR_E, MNT_DETACH);
+}
+
+/*
  * One O_DIRECT write of 4096 bytes of 'P' at 0 through an IOPOLL ring:
  * 0 when it wrote them all, else -errno.
  */
