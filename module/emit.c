@@ -384,6 +384,50 @@ static bool vfsb_announce_merged(struct vfsb_sb *vsb, struct super_block *sb,
 }
 
 /*
+ * Whether open(O_CREAT) of a name in dir that the dcache does not know
+ * is to be deferred until the name is looked up (intent.c,
+ * vfsb_intent_defer_create()): when an intent subscriber watches dir's
+ * filesystem, unless that subscriber is the only one, a journal, and
+ * dir's intent is acked in the epoch. The announcement then waits for
+ * nothing, and if the name turns out to exist its CREATE record names
+ * a directory the journal holds in the epoch already (a plain record:
+ * merged, or stored to no effect), while the restart a deferral costs
+ * is a second system call and lookup for each new name (an untar's
+ * every file). Any context.
+ */
+bool vfsb_create_may_defer(struct inode *dir)
+{
+	struct super_block *sb = dir->i_sb;
+	struct vfsb_sub_link *l, *only = NULL;
+	bool intent = false, journal = true;
+	struct vfsb_sb *vsb;
+	int n = 0;
+
+	if (!vfsb_sb_maybe_tracked(sb))
+		return false;
+	rcu_read_lock();
+	vsb = vfsb_tracking_lookup_rcu(sb);
+	if (vsb) {
+		list_for_each_entry_rcu(l, &vsb->subs, node) {
+			intent |= !!l->intent;
+			journal &= l->intent && vfsb_ring_is_journal(l->ring);
+			only = l;
+			n++;
+		}
+	}
+	if (intent && journal && n == 1) {
+		struct vfsb_ikey k = {
+			.dev = new_encode_dev(sb->s_dev), .ino = dir->i_ino,
+			.gen = dir->i_generation, .kind = VFSB_IKEY_ENTRIES,
+		};
+
+		intent = !vfsb_intent_acked(only->intent, &k);
+	}
+	rcu_read_unlock();
+	return intent;
+}
+
+/*
  * Announces a change on sb to its subscribers, before the change is
  * made. Callers: the hooks, in the operation's task, with whatever the
  * operation holds (never a lock of ours); fenced: a section of sb's

@@ -31,5 +31,6 @@ void vfsb_emit_rescan(struct vfsb_sb *vsb, u32 why);
 void vfsb_emit_unmount(struct vfsb_sb *vsb);
 u64 vfsb_next_cookie(void);
 bool vfsb_sb_has_intent(struct super_block *sb);
+bool vfsb_create_may_defer(struct inode *dir);
 
 #endif /* VFSB_EMIT_H */

@@ -495,7 +495,7 @@ static noinline void vfsb_create_change(struct ftrace_regs *fregs)
 
 	/* open(O_CREAT) of a name not looked up yet: intent.c */
 	if (d_in_lookup(dentry) && vfsb_hook_may_move() &&
-	    vfsb_sb_has_intent(dir->i_sb) &&
+	    vfsb_create_may_defer(dir) &&
 	    vfsb_intent_defer_create(dir, &dentry->d_name)) {
 		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_deny_restart);
 		return;

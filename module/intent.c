@@ -409,6 +409,20 @@ bool vfsb_intent_would_merge(struct vfsb_intent *in, struct vfsb_ring *r,
 	return ret;
 }
 
+/* Whether a change keyed by k only would go on at once: acked in the epoch. */
+bool vfsb_intent_acked(struct vfsb_intent *in, const struct vfsb_ikey *k)
+{
+	struct vfsb_iset_ent *e;
+	unsigned long flags;
+	bool ret;
+
+	spin_lock_irqsave(&in->lock, flags);
+	e = vfsb_iset_find(in, k);
+	ret = !in->dead && e && e->seq <= in->acked;
+	spin_unlock_irqrestore(&in->lock, flags);
+	return ret;
+}
+
 /* A waiting change may go on: acked, or its subscriber is gone. */
 static bool vfsb_intent_done(struct vfsb_intent *in,
 			     const struct vfsb_intent_req *req)
@@ -810,12 +824,13 @@ static void vfsb_restart_tw_fn(struct callback_head *cb)
  * open of an existing file got a CREATE record and, in intent mode,
  * waited for it; an existing FIFO then blocked in fifo_open() on top.
  * So that check is failed with -ERESTARTNOINTR, unannounced, when the
- * filesystem has an intent subscriber (the caller knows) and the call
- * can be restarted: an existing name opens as it would have
- * (lookup_open() ignores the error), and a new one fails the call,
- * which is restarted (a TWA_SIGNAL task work
- * makes the return to user space do it) and finds its name looked up,
- * negative, in the dcache, where the check announces it as usual.
+ * filesystem has an intent subscriber (the caller knows: emit.c,
+ * vfsb_create_may_defer(), which spares a journal's acked directory)
+ * and the call can be restarted: an existing name opens as it would
+ * have (lookup_open() ignores the error), and a new one fails the
+ * call, which is restarted (a TWA_SIGNAL task work makes the return to
+ * user space do it) and finds its name looked up, negative, in the
+ * dcache, where the check announces it as usual.
  * Returns whether the check is to fail now.
  */
 bool vfsb_intent_defer_create(const struct inode *dir,

@@ -62,6 +62,7 @@ void vfsb_intent_close(struct vfsb_intent *in);
 int vfsb_intent_ack(struct vfsb_intent *in, u64 seq);
 u64 vfsb_intent_next_epoch(struct vfsb_intent *in);
 
+bool vfsb_intent_acked(struct vfsb_intent *in, const struct vfsb_ikey *k);
 bool vfsb_intent_would_merge(struct vfsb_intent *in, struct vfsb_ring *r,
 			     u32 reasons, const struct vfsb_ikey *k,
 			     const u8 *fs_uuid);

@@ -396,6 +396,12 @@ static bool vfsb_ring_merge_dir(struct vfsb_ring *r,
 				    rec->parent_ino, rec->parent_generation);
 }
 
+/* Whether r is a journal's: it merges plain records (above). */
+bool vfsb_ring_is_journal(const struct vfsb_ring *r)
+{
+	return r->journal;
+}
+
 /*
  * Whether a plain record of reasons (vfsb_rec_plain(): the caller knows
  * it is one) naming directory parent_ino of dev in epoch would merge

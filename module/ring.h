@@ -39,6 +39,7 @@ void vfsb_ring_free(struct vfsb_ring *r);
 enum vfsb_push vfsb_ring_push(struct vfsb_ring *r, struct vfsb_record *rec,
 			      const struct vfsb_ckey *key);
 void vfsb_ring_note_rescan(struct vfsb_ring *r, u32 dev, u32 why);
+bool vfsb_ring_is_journal(const struct vfsb_ring *r);
 bool vfsb_ring_would_merge(struct vfsb_ring *r, u32 reasons, u64 epoch,
 			   u32 dev, const u8 *fs_uuid, u64 parent_ino,
 			   u32 parent_generation);

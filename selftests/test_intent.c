@@ -947,6 +947,53 @@ TEST(open_creat_of_two_uncached_existing_names_does_not_wait)
 }
 
 /*
+ * With a journal as the only subscriber, open(O_CREAT) of a name the
+ * dcache does not know is not deferred in a directory acked in the
+ * epoch (emit.c, vfsb_create_may_defer()): an existing name opens and a
+ * new one is made, neither waits, and the existing one's CREATE record
+ * names a directory the journal holds in the epoch already (the new
+ * name's merged into it). Deferred, the existing name would announce
+ * nothing.
+ */
+TEST(journal_open_creat_in_an_acked_directory_is_not_deferred)
+{
+	static struct rec_batch b;
+	int dev, ret, i, creates = 0;
+	char nb[64];
+
+	ret = mount_ext4(DIR_E);
+	if (ret == -ENODEV)
+		SKIP(return, "no scratch disk");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, mkdir(DIR_E "/d", 0755));
+	ASSERT_EQ(0, put_file(DIR_E "/d/existing", "x"));
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_subscribe_intent(dev, 0, VFSB_SUB_COALESCE, LONG_MS,
+					   NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_E));
+	ASSERT_EQ(0, acked_change(dev, op_create, DIR_E "/d/x"));
+	ASSERT_EQ(0, rec_drain(dev, &b));
+	sync();
+	ASSERT_EQ(0, put_file("/proc/sys/vm/drop_caches", "2"));
+
+	EXPECT_EQ(0, unwaited_change(dev, op_create, DIR_E "/d/existing"));
+	EXPECT_EQ(0, unwaited_change(dev, op_create, DIR_E "/d/new"));
+	EXPECT_TRUE(exists(DIR_E "/d/new"));
+	ASSERT_EQ(0, rec_drain(dev, &b));
+	for (i = 0; i < b.n; i++) {
+		EXPECT_FALSE(b.rec[i]->flags & VFSB_RECF_INTENT);
+		creates += b.rec[i]->type == VFSB_REC_CHANGE &&
+			   (b.rec[i]->reasons & VFSB_R_CREATE) &&
+			   !strcmp(vfsb_rec_name(b.rec[i], nb, sizeof(nb)),
+				   "existing");
+	}
+	EXPECT_EQ(1, creates);
+	close(dev);
+	umount2(DIR_E, MNT_DETACH);
+}
+
+/*
  * One O_DIRECT write of 4096 bytes of 'P' at 0 through an IOPOLL ring:
  * 0 when it wrote them all, else -errno.
  */
