@@ -792,11 +792,15 @@ enum vfsb_settle vfsb_intent_defer_fault(struct vfsb_intent_req *req,
  * restarted call must find its own and go on (a filesystem that keeps
  * no negative dentries, a casefolded ext4 directory, would otherwise
  * defer it for ever). A slot another task holds (for less than two
- * seconds) is not taken: that create is announced as before. So a call
- * is deferred at most once per name it reaches the create check with
- * (a trailing symlink's target is the next name; each restart finds
- * the last one looked up), and a task's next call finds its own slot
- * free to take.
+ * seconds) is not taken: that create is announced as before. A slot
+ * of this task's for another name is taken (below). Each restart finds
+ * the names its call looked up before in the dcache, so a call is
+ * deferred once per name it reaches the create check with (a trailing
+ * symlink's target is the next name), and more only when the dcache
+ * drops such a name between its passes, or when a signal handler's own
+ * create runs between the deferral and the restart (the interrupted
+ * call is then deferred once more): the restart that finds its name is
+ * never refused.
  */
 #define VFSB_DEFER_BITS		6
 
@@ -849,9 +853,10 @@ bool vfsb_intent_defer_create(const struct inode *dir,
 		d->hash == name->hash;
 	/*
 	 * Another task's: announced as before. This task's for another
-	 * name is its own earlier call's, over (a task makes one call at
-	 * a time; a restart that found its name existing never came back
-	 * here): taken again.
+	 * name is its earlier call's, which went on (a restart that found
+	 * its name existing never comes back here), or this call's for a
+	 * name before this one, or the call a signal handler interrupted:
+	 * taken again (above).
 	 */
 	busy = fresh && d->task != current;
 	if (again) {
