@@ -791,16 +791,20 @@ enum vfsb_settle vfsb_intent_defer_fault(struct vfsb_intent_req *req,
  * The creates deferred lately, one slot per hash of the task: its
  * restarted call must find its own and go on (a filesystem that keeps
  * no negative dentries, a casefolded ext4 directory, would otherwise
- * defer it for ever). A slot another task holds (for less than two
- * seconds) is not taken: that create is announced as before. A slot
- * of this task's for another name is taken (below). Each restart finds
- * the names its call looked up before in the dcache, so a call is
- * deferred once per name it reaches the create check with (a trailing
- * symlink's target is the next name), and more only when the dcache
- * drops such a name between its passes, or when a signal handler's own
- * create runs between the deferral and the restart (the interrupted
- * call is then deferred once more): the restart that finds its name is
- * never refused.
+ * defer it for ever). A slot another task holds is not taken while that
+ * task's call is on its way to its restart (for up to two seconds, and
+ * until its task work has run): that create is announced as before.
+ * Once the task work ran, the restart comes at once or never (a
+ * restart that found its name existing does not come back to the
+ * check), so the slot is anyone's; and a slot of this task's for
+ * another name is always taken. Each restart finds the names its call
+ * looked up before in the dcache, so a call is deferred once per name
+ * it reaches the create check with (a trailing symlink's target is the
+ * next name), and more only when the dcache drops such a name between
+ * its passes, when another task's create takes the slot between the
+ * task work and the restart, or when a signal handler's own create
+ * runs before the restart: each costs a restart, and the restart that
+ * finds its own slot is never refused.
  */
 #define VFSB_DEFER_BITS		6
 
@@ -809,14 +813,35 @@ static struct vfsb_deferred {
 	const struct inode *dir;
 	u32 hash;
 	unsigned long when;
+	bool returned;			/* its task work ran: restart at once */
 } vfsb_deferred[BIT(VFSB_DEFER_BITS)];
 static DEFINE_SPINLOCK(vfsb_deferred_lock);
 
-/* Nothing to do at the return: being queued (TWA_SIGNAL) restarts. */
+/*
+ * Being queued (TWA_SIGNAL) is what restarts the call. Run at the
+ * return, just before the restart (or at exit): the task's slot no
+ * longer holds off other tasks.
+ */
 static void vfsb_restart_tw_fn(struct callback_head *cb)
 {
+	struct vfsb_deferred *d;
+
+	d = &vfsb_deferred[hash_ptr(current, VFSB_DEFER_BITS)];
+	spin_lock(&vfsb_deferred_lock);
+	if (d->task == current)
+		d->returned = true;
+	spin_unlock(&vfsb_deferred_lock);
 	kfree(cb);
 	module_put(THIS_MODULE);
+}
+
+/* Not deferred after all (no memory, an exiting task): d is not held. */
+static void vfsb_deferred_drop(struct vfsb_deferred *d)
+{
+	spin_lock(&vfsb_deferred_lock);
+	if (d->task == current)
+		d->task = NULL;
+	spin_unlock(&vfsb_deferred_lock);
 }
 
 /*
@@ -852,13 +877,12 @@ bool vfsb_intent_defer_create(const struct inode *dir,
 	again = fresh && d->task == current && d->dir == dir &&
 		d->hash == name->hash;
 	/*
-	 * Another task's: announced as before. This task's for another
-	 * name is its earlier call's, which went on (a restart that found
-	 * its name existing never comes back here), or this call's for a
-	 * name before this one, or the call a signal handler interrupted:
-	 * taken again (above).
+	 * Another task's on its way to its restart: announced as before.
+	 * This task's for another name is its earlier call's, which went
+	 * on, or this call's for a name before this one, or the call a
+	 * signal handler interrupted: taken (above).
 	 */
-	busy = fresh && d->task != current;
+	busy = fresh && d->task != current && !d->returned;
 	if (again) {
 		d->task = NULL;
 	} else if (!busy) {
@@ -866,16 +890,20 @@ bool vfsb_intent_defer_create(const struct inode *dir,
 		d->dir = dir;
 		d->hash = name->hash;
 		d->when = jiffies;
+		d->returned = false;
 	}
 	spin_unlock(&vfsb_deferred_lock);
 	if (again || busy)
 		return false;
 	cb = kmalloc(sizeof(*cb), GFP_ATOMIC | __GFP_NOWARN);
-	if (!cb)
+	if (!cb) {
+		vfsb_deferred_drop(d);
 		return false;
+	}
 	init_task_work(cb, vfsb_restart_tw_fn);
 	__module_get(THIS_MODULE);
 	if (task_work_add(current, cb, TWA_SIGNAL)) {
+		vfsb_deferred_drop(d);
 		module_put(THIS_MODULE);
 		kfree(cb);
 		return false;

@@ -946,6 +946,65 @@ TEST(open_creat_of_two_uncached_existing_names_does_not_wait)
 	umount2(DIR_E, MNT_DETACH);
 }
 
+static int op_open_creat_and_hold(const char *path, int ctl, int res)
+{
+	char c;
+	int ret = op_create(path, ctl, res);
+
+	/* reported, then alive (its task keeps its address) until told */
+	if (write(res, &ret, sizeof(ret)) != sizeof(ret))
+		return -EIO;
+	return read(ctl, &c, 1) < 0 ? -errno : 0;
+}
+
+#define MANY_OPENERS	200
+
+/*
+ * A deferred open(O_CREAT) whose restart found its name existing leaves
+ * its task's slot set; that task, still alive, must not hold off the
+ * others whose slot it is (one in 64): after it, MANY_OPENERS tasks
+ * each open an existing uncached name with O_CREAT, and none waits.
+ */
+TEST(a_deferral_that_went_on_holds_off_no_other_task)
+{
+	static struct rec_batch b;
+	struct child holder;
+	char path[64];
+	int dev, ret, i, res, waited = 0;
+
+	ret = mount_ext4(DIR_E);
+	if (ret == -ENODEV)
+		SKIP(return, "no scratch disk");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, mkdir(DIR_E "/d", 0755));
+	for (i = 0; i <= MANY_OPENERS; i++) {
+		snprintf(path, sizeof(path), DIR_E "/d/e%d", i);
+		ASSERT_EQ(0, put_file(path, "x"));
+	}
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_subscribe_intent(dev, 0, 0, LONG_MS, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_E));
+	sync();
+	ASSERT_EQ(0, put_file("/proc/sys/vm/drop_caches", "2"));
+	snprintf(path, sizeof(path), DIR_E "/d/e%d", MANY_OPENERS);
+	ASSERT_EQ(0, child_start(&holder, op_open_creat_and_hold, path));
+	ASSERT_EQ(0, child_result(&holder, 10000, &res));
+	ASSERT_EQ(0, res);
+	for (i = 0; i < MANY_OPENERS && !waited; i++) {
+		snprintf(path, sizeof(path), DIR_E "/d/e%d", i);
+		waited = unwaited_change(dev, op_create, path);
+	}
+	EXPECT_EQ(0, waited) TH_LOG("opener %d waited", i - 1);
+	ASSERT_EQ(1, write(holder.ctl, "g", 1));
+	ASSERT_EQ(0, child_result(&holder, 10000, &res));
+	EXPECT_EQ(0, res);
+	child_end(&holder);
+	ASSERT_EQ(0, rec_drain(dev, &b));
+	close(dev);
+	umount2(DIR_E, MNT_DETACH);
+}
+
 /*
  * With a journal as the only subscriber, open(O_CREAT) of a name the
  * dcache does not know is not deferred in a directory acked in the
