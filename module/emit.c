@@ -120,6 +120,23 @@ static struct dentry *vfsb_hashed_alias(struct inode *inode)
 }
 
 /*
+ * Whether ev's object has names its dentry does not lead to
+ * (VFSB_RECF_LINKS, below): a file of a data or attribute change with
+ * another link, or whose dentry is no name of it while it has one.
+ */
+static bool vfsb_event_links(const struct vfsb_event *ev)
+{
+	struct inode *inode = ev->inode;
+
+	if (!inode || !ev->dentry || S_ISDIR(inode->i_mode) || ev->dir)
+		return false;
+	if (vfsb_is_name(ev->dentry))
+		return READ_ONCE(inode->i_nlink) > 1;
+	/* no name at all (an O_TMPFILE file not linked yet): none to miss */
+	return READ_ONCE(inode->i_nlink);
+}
+
+/*
  * The dentry a change of an existing object (a data or attribute change,
  * not a namespace operation) is named by, and whether the object has
  * names that dentry does not lead to (VFSB_RECF_LINKS): another link,
@@ -132,21 +149,14 @@ static struct dentry *vfsb_hashed_alias(struct inode *inode)
 static struct dentry *vfsb_object_dentry(const struct vfsb_event *ev,
 					 u32 *flags)
 {
-	struct inode *inode = ev->inode;
 	struct dentry *alias;
 
-	if (!inode || S_ISDIR(inode->i_mode) || ev->dir)
-		return ev->dentry;
-	if (vfsb_is_name(ev->dentry)) {
-		if (READ_ONCE(inode->i_nlink) > 1)
-			*flags |= VFSB_RECF_LINKS;
-		return ev->dentry;
-	}
-	/* no name at all (an O_TMPFILE file not linked yet): none to miss */
-	if (!READ_ONCE(inode->i_nlink))
+	if (!vfsb_event_links(ev))
 		return ev->dentry;
 	*flags |= VFSB_RECF_LINKS;
-	alias = vfsb_hashed_alias(inode);
+	if (vfsb_is_name(ev->dentry))
+		return ev->dentry;
+	alias = vfsb_hashed_alias(ev->inode);
 	if (alias)
 		return alias;
 	/* disconnected, no name known: no directory, the object alone */
@@ -312,7 +322,7 @@ bool vfsb_sb_has_intent(struct super_block *sb)
 /*
  * The flags vfsb_build() gives ev's record where they decide whether a
  * journal stores more from it than its directory (ring.c,
- * vfsb_rec_plain()): VFSB_RECF_LINKS as vfsb_object_dentry() sets it,
+ * vfsb_rec_plain()): VFSB_RECF_LINKS (vfsb_event_links()) and
  * VFSB_RECF_DIR; and the record's directory. Without side effects.
  */
 static u32 vfsb_plain_flags(const struct vfsb_event *ev, struct inode **dir)
@@ -323,9 +333,7 @@ static u32 vfsb_plain_flags(const struct vfsb_event *ev, struct inode **dir)
 
 	if (inode && S_ISDIR(inode->i_mode))
 		flags |= VFSB_RECF_DIR;
-	if (inode && ev->dentry && !S_ISDIR(inode->i_mode) && !ev->dir &&
-	    (vfsb_is_name(ev->dentry) ? READ_ONCE(inode->i_nlink) > 1 :
-					READ_ONCE(inode->i_nlink)))
+	if (vfsb_event_links(ev))
 		flags |= VFSB_RECF_LINKS;
 	*dir = ev->dir;
 	if (!*dir && ev->dentry) {
