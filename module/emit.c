@@ -292,14 +292,24 @@ static void vfsb_push_all(struct vfsb_sb *vsb, struct vfsb_record *rec,
 	}
 }
 
+/* Whether vsb has an intent subscriber. Under RCU. */
+static bool vfsb_vsb_has_intent(struct vfsb_sb *vsb)
+{
+	struct vfsb_sub_link *l;
+
+	list_for_each_entry_rcu(l, &vsb->subs, node)
+		if (l->intent)
+			return true;
+	return false;
+}
+
 /*
  * Whether sb has an intent subscriber, whose changes may have to wait:
- * what makes a create of a name not looked up yet worth deferring
- * (intent.c). Any context.
+ * what makes a hooked call go on in a wrapper, where it can (hooks.c).
+ * Any context.
  */
 bool vfsb_sb_has_intent(struct super_block *sb)
 {
-	struct vfsb_sub_link *l;
 	struct vfsb_sb *vsb;
 	bool ret = false;
 
@@ -307,16 +317,36 @@ bool vfsb_sb_has_intent(struct super_block *sb)
 		return false;
 	rcu_read_lock();
 	vsb = vfsb_tracking_lookup_rcu(sb);
-	if (vsb) {
-		list_for_each_entry_rcu(l, &vsb->subs, node) {
-			if (l->intent) {
-				ret = true;
-				break;
-			}
-		}
-	}
+	if (vsb)
+		ret = vfsb_vsb_has_intent(vsb);
 	rcu_read_unlock();
 	return ret;
+}
+
+/*
+ * vsb's subscriber when it has only one and that is a journal (an
+ * intent ring that coalesces as one: ring.c), else NULL. Under RCU.
+ */
+static struct vfsb_sub_link *vfsb_sole_journal(struct vfsb_sb *vsb)
+{
+	struct vfsb_sub_link *l;
+
+	l = list_first_or_null_rcu(&vsb->subs, struct vfsb_sub_link, node);
+	if (!l || !l->intent || !vfsb_ring_is_journal(l->ring) ||
+	    list_next_or_null_rcu(&vsb->subs, &l->node, struct vfsb_sub_link,
+				  node))
+		return NULL;
+	return l;
+}
+
+/* The intent set's key of dir's entries (intent.c). */
+static struct vfsb_ikey vfsb_entries_key(struct super_block *sb,
+					 const struct inode *dir)
+{
+	return (struct vfsb_ikey){
+		.dev = new_encode_dev(sb->s_dev), .ino = dir->i_ino,
+		.gen = dir->i_generation, .kind = VFSB_IKEY_ENTRIES,
+	};
 }
 
 /*
@@ -366,10 +396,8 @@ static bool vfsb_announce_merged(struct vfsb_sb *vsb, struct super_block *sb,
 
 	if (!req || !fenced || (ev->reasons & VFSB_R_HARDLINK))
 		return false;
-	l = list_first_or_null_rcu(&vsb->subs, struct vfsb_sub_link, node);
-	if (!l || !l->intent || list_next_or_null_rcu(&vsb->subs, &l->node,
-						      struct vfsb_sub_link,
-						      node))
+	l = vfsb_sole_journal(vsb);
+	if (!l)
 		return false;
 	flags = vfsb_plain_flags(ev, &dir);
 	if (!dir || !dir->i_ino ||
@@ -378,10 +406,7 @@ static bool vfsb_announce_merged(struct vfsb_sb *vsb, struct super_block *sb,
 	    ((flags & VFSB_RECF_DIR) &&
 	     (ev->reasons & (VFSB_R_RENAME_FROM | VFSB_R_RENAME_TO))))
 		return false;
-	k = (struct vfsb_ikey){
-		.dev = new_encode_dev(sb->s_dev), .ino = dir->i_ino,
-		.gen = dir->i_generation, .kind = VFSB_IKEY_ENTRIES,
-	};
+	k = vfsb_entries_key(sb, dir);
 	BUILD_BUG_ON(sizeof(sb->s_uuid) <
 		     sizeof(((struct vfsb_record *)NULL)->fs_uuid));
 	if (!vfsb_intent_would_merge(l->intent, l->ring, ev->reasons, &k,
@@ -406,33 +431,26 @@ static bool vfsb_announce_merged(struct vfsb_sb *vsb, struct super_block *sb,
 bool vfsb_create_may_defer(struct inode *dir)
 {
 	struct super_block *sb = dir->i_sb;
-	struct vfsb_sub_link *l, *only = NULL;
-	bool intent = false, journal = true;
+	struct vfsb_sub_link *l;
 	struct vfsb_sb *vsb;
-	int n = 0;
+	struct vfsb_ikey k;
+	bool ret = false;
 
 	if (!vfsb_sb_maybe_tracked(sb))
 		return false;
 	rcu_read_lock();
 	vsb = vfsb_tracking_lookup_rcu(sb);
 	if (vsb) {
-		list_for_each_entry_rcu(l, &vsb->subs, node) {
-			intent |= !!l->intent;
-			journal &= l->intent && vfsb_ring_is_journal(l->ring);
-			only = l;
-			n++;
+		l = vfsb_sole_journal(vsb);
+		if (l) {
+			k = vfsb_entries_key(sb, dir);
+			ret = !vfsb_intent_acked(l->intent, &k);
+		} else {
+			ret = vfsb_vsb_has_intent(vsb);
 		}
 	}
-	if (intent && journal && n == 1) {
-		struct vfsb_ikey k = {
-			.dev = new_encode_dev(sb->s_dev), .ino = dir->i_ino,
-			.gen = dir->i_generation, .kind = VFSB_IKEY_ENTRIES,
-		};
-
-		intent = !vfsb_intent_acked(only->intent, &k);
-	}
 	rcu_read_unlock();
-	return intent;
+	return ret;
 }
 
 /*
