@@ -453,6 +453,40 @@ bool vfsb_create_may_defer(struct inode *dir)
 	return ret;
 }
 
+/* vsb's intent subscriber (one at most: ring.c), or NULL. Under RCU. */
+static struct vfsb_intent *vfsb_vsb_intent(struct vfsb_sb *vsb)
+{
+	struct vfsb_sub_link *l;
+
+	list_for_each_entry_rcu(l, &vsb->subs, node)
+		if (l->intent)
+			return l->intent;
+	return NULL;
+}
+
+/*
+ * A mkdir of dentry in dir, about to be announced (intent.c,
+ * vfsb_intent_mkdir_begin()). Any context.
+ */
+void vfsb_mkdir_begin(struct inode *dir, struct dentry *dentry)
+{
+	struct super_block *sb = dir->i_sb;
+	struct vfsb_intent *in;
+	struct vfsb_sb *vsb;
+	struct vfsb_ikey k;
+
+	if (!vfsb_sb_maybe_tracked(sb))
+		return;
+	rcu_read_lock();
+	vsb = vfsb_tracking_lookup_rcu(sb);
+	in = vsb ? vfsb_vsb_intent(vsb) : NULL;
+	if (in) {
+		k = vfsb_entries_key(sb, dir);
+		vfsb_intent_mkdir_begin(in, &k, dentry);
+	}
+	rcu_read_unlock();
+}
+
 /*
  * Announces a change on sb to its subscribers, before the change is
  * made. Callers: the hooks, in the operation's task, with whatever the

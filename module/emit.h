@@ -32,5 +32,6 @@ void vfsb_emit_unmount(struct vfsb_sb *vsb);
 u64 vfsb_next_cookie(void);
 bool vfsb_sb_has_intent(struct super_block *sb);
 bool vfsb_create_may_defer(struct inode *dir);
+void vfsb_mkdir_begin(struct inode *dir, struct dentry *dentry);
 
 #endif /* VFSB_EMIT_H */

@@ -514,6 +514,8 @@ static noinline void vfsb_mkdir_change(struct ftrace_regs *fregs)
 		.name = &dentry->d_name,
 	};
 
+	/* before the announcement: that the epoch was this one (intent.c) */
+	vfsb_mkdir_begin(dir, dentry);
 	vfsb_announce_change(dir->i_sb, &ev, true, &req);
 	vfsb_settle_ns(fregs, &req, dentry);
 }

@@ -28,6 +28,7 @@
  * VM_FAULT_SIGBUS) before they change anything.
  */
 #include <linux/compat.h>
+#include <linux/dcache.h>
 #include <linux/freezer.h>
 #include <linux/hash.h>
 #include <linux/module.h>
@@ -37,8 +38,10 @@
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/task_work.h>
+#include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <asm/syscall.h>
 #include <asm/unistd.h>
 
@@ -63,10 +66,34 @@ struct vfsb_iset_ent {
 	unsigned long born;	/* jiffies when its intent was sent */
 };
 
+/*
+ * A mkdir on its way or done, announced while its parent's intent was
+ * acked in epoch: one per task (a task makes one mkdir at a time), in a
+ * slot from the task's hash, holding a reference to the dentry it made
+ * or makes, so that the dentry is this mkdir's for as long as the slot
+ * names it. Whether the mkdir made a directory is read from the dentry
+ * later (vfsb_newdir_settle()). A task that finds another's there takes
+ * the slot over. References are dropped in process context
+ * (vfsb_newdir_put_fn()): a dput() may be the last, and evict.
+ */
+#define VFSB_NEWDIR_BITS	6
+#define VFSB_NEWDIR_PUTS	32
+
+struct vfsb_newdir {
+	struct dentry *dentry;
+	u64 epoch;
+};
+
 struct vfsb_intent {
 	refcount_t ref;			/* the subscriber + waiting changes */
 	spinlock_t lock;		/* everything below; then a ring's */
 	u64 epoch;
+	bool new_dirs;			/* VFSB_SUB_NEW_DIRS */
+	ktime_t real_offset;		/* realtime - monotonic at the epoch's start */
+	struct vfsb_newdir newdir[BIT(VFSB_NEWDIR_BITS)];
+	struct dentry *puts[VFSB_NEWDIR_PUTS];	/* to dput() */
+	u32 nr_puts;
+	struct work_struct put_work;
 	u64 acked;			/* every seq up to here is durable */
 	bool dead;			/* the subscriber closed */
 	bool fail_closed;
@@ -80,6 +107,9 @@ struct vfsb_intent {
 	bool grow;			/* an entry of the epoch was evicted */
 	struct mutex grow_lock;		/* one grower; not under lock */
 };
+
+static void vfsb_newdir_put_fn(struct work_struct *work);
+static void vfsb_newdir_release(struct vfsb_intent *in);
 
 struct vfsb_intent *vfsb_intent_alloc(const struct vfsb_subscribe *sub,
 				      struct vfsb_ring *ring)
@@ -102,6 +132,9 @@ struct vfsb_intent *vfsb_intent_alloc(const struct vfsb_subscribe *sub,
 	in->epoch = 1;		/* zeroed entries belong to no epoch */
 	in->fail_closed = sub->flags & VFSB_SUB_FAIL_CLOSED;
 	in->refuse = sub->flags & VFSB_SUB_REFUSE_UNWAITED;
+	in->new_dirs = sub->flags & VFSB_SUB_NEW_DIRS;
+	in->real_offset = ktime_mono_to_real(0);
+	INIT_WORK(&in->put_work, vfsb_newdir_put_fn);
 	in->timeout_ms = sub->intent_timeout_ms ?: VFSB_INTENT_TIMEOUT;
 	in->tgid = current->tgid;
 	in->ring = ring;
@@ -140,6 +173,7 @@ void vfsb_intent_close(struct vfsb_intent *in)
 	in->ring = NULL;
 	spin_unlock_irqrestore(&in->lock, flags);
 	wake_up_all(&in->wq);
+	vfsb_newdir_release(in);
 	vfsb_intent_put(in);
 }
 
@@ -171,7 +205,11 @@ u64 vfsb_intent_next_epoch(struct vfsb_intent *in)
 
 	spin_lock_irqsave(&in->lock, flags);
 	closed = in->epoch++;
+	in->real_offset = ktime_mono_to_real(0);
 	spin_unlock_irqrestore(&in->lock, flags);
+	/* what the epoch's mkdirs made counts no more: let it go */
+	if (in->new_dirs)
+		vfsb_newdir_release(in);
 	return closed;
 }
 
@@ -271,6 +309,174 @@ static void vfsb_iset_grow(struct vfsb_intent *in)
 	kvfree(old);
 }
 
+/*
+ * New directories (VFSB_SUB_NEW_DIRS). A directory made in an epoch by a
+ * mkdir that waited for nothing there, its parent's intent durable in
+ * the epoch, is entered in the epoch's set as acked when a change
+ * inside it is announced (or when its task's next mkdir is): those
+ * changes go on at once, as records. A journal that stores every
+ * record's directory before it closes the epoch has it then; if the
+ * machine stops first, the parent's durable intent leads its recovery
+ * to it, by the directory's birth time, which the filesystem takes from
+ * the realtime clock while the mkdir runs. So nothing is entered once
+ * that clock has gone back more than VFSB_NEWDIR_CLOCK_SLACK (a leap
+ * second) from where it was, against the monotonic clock, when the
+ * epoch began: the directory's birth time could then come before the
+ * epoch's start.
+ */
+#define VFSB_NEWDIR_CLOCK_SLACK	NSEC_PER_SEC
+
+/* Under in->lock. */
+static bool vfsb_newdir_clock_ok(const struct vfsb_intent *in)
+{
+	return ktime_mono_to_real(0) >=
+	       ktime_sub_ns(in->real_offset, VFSB_NEWDIR_CLOCK_SLACK);
+}
+
+/*
+ * The set's key of what nd's mkdir made in this epoch, if it made a
+ * directory: 0 and *k, else -ENOENT. Under in->lock. The reference the
+ * slot holds keeps the dentry positive once it is (a removal unhashes
+ * a dentry others hold instead of making it negative), and only a
+ * mkdir makes a negative dentry of a local filesystem a directory: the
+ * one noted, or a later one of the same name in the same epoch, also
+ * announced with its parent's intent durable.
+ */
+static int vfsb_newdir_key(const struct vfsb_intent *in,
+			   const struct vfsb_newdir *nd, struct vfsb_ikey *k)
+{
+	struct inode *inode;
+
+	if (!nd->dentry || nd->epoch != in->epoch)
+		return -ENOENT;
+	inode = d_inode_rcu(nd->dentry);
+	if (!inode || !S_ISDIR(inode->i_mode))
+		return -ENOENT;
+	*k = (struct vfsb_ikey){
+		.dev = new_encode_dev(inode->i_sb->s_dev), .ino = inode->i_ino,
+		.gen = inode->i_generation, .kind = VFSB_IKEY_ENTRIES,
+	};
+	return 0;
+}
+
+/*
+ * Whether k, not in the set, is a new directory of the epoch: then it
+ * is entered, acked. Under in->lock.
+ */
+static bool vfsb_newdir_find(struct vfsb_intent *in, const struct vfsb_ikey *k)
+{
+	struct vfsb_ikey nk;
+	u32 i;
+
+	if (!in->new_dirs || k->kind != VFSB_IKEY_ENTRIES || in->dead ||
+	    !vfsb_newdir_clock_ok(in))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(in->newdir); i++) {
+		if (vfsb_newdir_key(in, &in->newdir[i], &nk) ||
+		    memcmp(&nk, k, sizeof(nk)))
+			continue;
+		vfsb_iset_insert(in, k, 0);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * nd's directory, if its mkdir made one in this epoch, entered acked;
+ * nd's reference then handed to the put work. False when there is no
+ * room for it there (nd is left as it is). Under in->lock.
+ */
+static bool vfsb_newdir_settle(struct vfsb_intent *in, struct vfsb_newdir *nd)
+{
+	struct vfsb_ikey k;
+
+	if (in->nr_puts == ARRAY_SIZE(in->puts))
+		return false;
+	if (!in->dead && vfsb_newdir_clock_ok(in) &&
+	    !vfsb_newdir_key(in, nd, &k) && !vfsb_iset_find(in, &k))
+		vfsb_iset_insert(in, &k, 0);
+	in->puts[in->nr_puts++] = nd->dentry;
+	nd->dentry = NULL;
+	return true;
+}
+
+/*
+ * The mkdir of dentry in the directory keyed parent is about to be
+ * announced; dentry is referenced by the caller. Noted when the
+ * parent's intent is acked in the epoch: the mkdir will wait for
+ * nothing, and its record is in this epoch unless the epoch ends
+ * first, which the slot's epoch then says. Any context.
+ */
+void vfsb_intent_mkdir_begin(struct vfsb_intent *in,
+			     const struct vfsb_ikey *parent,
+			     struct dentry *dentry)
+{
+	struct vfsb_newdir *nd;
+	struct vfsb_iset_ent *e;
+	unsigned long flags;
+	bool put = false;
+
+	if (!in->new_dirs)
+		return;
+	spin_lock_irqsave(&in->lock, flags);
+	nd = &in->newdir[hash_ptr(current, VFSB_NEWDIR_BITS)];
+	if (nd->dentry) {
+		if (!vfsb_newdir_settle(in, nd))
+			goto out;	/* this mkdir's directory will wait */
+		put = true;
+	}
+	e = vfsb_iset_find(in, parent);
+	if (!in->dead && current->tgid != in->tgid && e &&
+	    e->seq <= in->acked && vfsb_newdir_clock_ok(in)) {
+		nd->dentry = dget(dentry);
+		nd->epoch = in->epoch;
+	}
+out:
+	spin_unlock_irqrestore(&in->lock, flags);
+	if (put)
+		schedule_work(&in->put_work);
+}
+
+/* The references handed over: dropped where dput() may sleep. */
+static void vfsb_newdir_put_fn(struct work_struct *work)
+{
+	struct vfsb_intent *in = container_of(work, struct vfsb_intent,
+					      put_work);
+	struct dentry *puts[VFSB_NEWDIR_PUTS];
+	unsigned long flags;
+	u32 i, n;
+
+	spin_lock_irqsave(&in->lock, flags);
+	n = in->nr_puts;
+	memcpy(puts, in->puts, n * sizeof(*puts));
+	in->nr_puts = 0;
+	spin_unlock_irqrestore(&in->lock, flags);
+	for (i = 0; i < n; i++)
+		dput(puts[i]);
+}
+
+/*
+ * Every slot's reference dropped: at a new epoch, whose changes none
+ * may count as acked; at the subscriber's close, when no emitter sees
+ * it any more, after the put work. Process context.
+ */
+static void vfsb_newdir_release(struct vfsb_intent *in)
+{
+	struct dentry *d;
+	unsigned long flags;
+	u32 i;
+
+	flush_work(&in->put_work);
+	for (i = 0; i < ARRAY_SIZE(in->newdir); i++) {
+		spin_lock_irqsave(&in->lock, flags);
+		d = in->newdir[i].dentry;
+		in->newdir[i].dentry = NULL;
+		spin_unlock_irqrestore(&in->lock, flags);
+		dput(d);
+	}
+	vfsb_newdir_put_fn(&in->put_work);
+}
+
 static void vfsb_req_add(struct vfsb_intent_req *req, struct vfsb_intent *in,
 			 u64 seq, const struct vfsb_ikey *k)
 {
@@ -352,6 +558,8 @@ enum vfsb_push vfsb_intent_push(struct vfsb_intent *in, struct vfsb_ring *r,
 	}
 	for (i = 0; i < n; i++) {
 		e[i] = vfsb_iset_find(in, &ik[i]);
+		if (!e[i] && vfsb_newdir_find(in, &ik[i]))
+			e[i] = vfsb_iset_find(in, &ik[i]);
 		/* announced in this epoch: wait only while not acked */
 		if (e[i] && e[i]->seq > in->acked)
 			wait[i] = e[i]->seq;
@@ -418,6 +626,8 @@ bool vfsb_intent_acked(struct vfsb_intent *in, const struct vfsb_ikey *k)
 
 	spin_lock_irqsave(&in->lock, flags);
 	e = vfsb_iset_find(in, k);
+	if (!e && vfsb_newdir_find(in, k))
+		e = vfsb_iset_find(in, k);
 	ret = !in->dead && e && e->seq <= in->acked;
 	spin_unlock_irqrestore(&in->lock, flags);
 	return ret;

@@ -25,6 +25,7 @@
 #endif
 
 struct vfsb_intent;
+struct dentry;
 struct inode;
 struct qstr;
 
@@ -63,6 +64,9 @@ int vfsb_intent_ack(struct vfsb_intent *in, u64 seq);
 u64 vfsb_intent_next_epoch(struct vfsb_intent *in);
 
 bool vfsb_intent_acked(struct vfsb_intent *in, const struct vfsb_ikey *k);
+void vfsb_intent_mkdir_begin(struct vfsb_intent *in,
+			     const struct vfsb_ikey *parent,
+			     struct dentry *dentry);
 bool vfsb_intent_would_merge(struct vfsb_intent *in, struct vfsb_ring *r,
 			     u32 reasons, const struct vfsb_ikey *k,
 			     const u8 *fs_uuid);

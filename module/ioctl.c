@@ -40,7 +40,7 @@ static long vfsb_ioc_version(struct vfsb_client *c, void *arg)
 		      VFSB_FEAT_RECORDS | VFSB_FEAT_RESCAN |
 		      VFSB_FEAT_WATCH_ID | VFSB_FEAT_INTENT |
 		      VFSB_FEAT_REFUSE | VFSB_FEAT_CKPT_KEPT |
-		      VFSB_FEAT_JOURNAL_COALESCE;
+		      VFSB_FEAT_JOURNAL_COALESCE | VFSB_FEAT_NEW_DIRS;
 	strscpy(v->module_version, VFSB_MODULE_VERSION,
 		sizeof(v->module_version));
 	vfsb_hookreg_coverage(&v->coverage, &v->coverage_known, &v->hooks);
@@ -345,7 +345,8 @@ static long vfsb_ioc_subscribe(struct vfsb_client *c, void *arg)
 		return -EINVAL;
 	/* the intent policy means nothing without intent mode */
 	if (!(sub->flags & VFSB_SUB_INTENT) &&
-	    ((sub->flags & (VFSB_SUB_FAIL_CLOSED | VFSB_SUB_REFUSE_UNWAITED)) ||
+	    ((sub->flags & (VFSB_SUB_FAIL_CLOSED | VFSB_SUB_REFUSE_UNWAITED |
+			    VFSB_SUB_NEW_DIRS)) ||
 	     sub->intent_timeout_ms))
 		return -EINVAL;
 	/* a writer waits that long at most: bounded, like the wait itself */

@@ -1881,6 +1881,130 @@ TEST(io_uring_namespace_changes_wait_with_refuse_unwaited)
 	uring_ns_waits(_metadata, VFSB_SUB_REFUSE_UNWAITED);
 }
 
+/* The CHANGE record of a plain change in dir (no intent): 0, or -errno. */
+static int plain_change_in(int dev, const char *dir)
+{
+	static struct rec_batch b;
+	long long ino = ino_of(dir);
+	int i;
+
+	if (rec_drain(dev, &b))
+		return -EIO;
+	for (i = 0; i < b.n; i++)
+		if (b.rec[i]->type == VFSB_REC_CHANGE &&
+		    (long long)b.rec[i]->parent_ino == ino)
+			return b.rec[i]->flags & VFSB_RECF_INTENT ? -EEXIST : 0;
+	return -ENOENT;
+}
+
+static void new_dirs_wait_for_nothing(struct __test_metadata *_metadata,
+				      const char *root)
+{
+	char p[PATH_MAX];
+	__u64 closed;
+	int dev;
+
+/* root's rel, in p: one at a time */
+#define AT(rel) (snprintf(p, sizeof(p), "%s/%s", root, rel), p)
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_subscribe_intent(dev, 0, VFSB_SUB_NEW_DIRS |
+					   VFSB_SUB_COALESCE, LONG_MS, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, root));
+	ASSERT_EQ(0, acked_change(dev, op_create, AT("d/a")));
+	EXPECT_EQ(0, unwaited_change(dev, op_mkdir, AT("d/n")));
+	EXPECT_EQ(0, unwaited_change(dev, op_create, AT("d/n/f")));
+	EXPECT_EQ(0, plain_change_in(dev, AT("d/n")));
+	EXPECT_EQ(0, unwaited_change(dev, op_mkdir, AT("d/n/m")));
+	EXPECT_EQ(0, unwaited_change(dev, op_create, AT("d/n/m/g")));
+	EXPECT_EQ(0, plain_change_in(dev, AT("d/n/m")));
+	EXPECT_EQ(0, unwaited_change(dev, op_uring_mkdir, AT("d/u")));
+	EXPECT_EQ(0, unwaited_change(dev, op_create, AT("d/u/f")));
+	EXPECT_EQ(0, plain_change_in(dev, AT("d/u")));
+
+	ASSERT_EQ(0, vfsb_checkpoint(dev, 10000, &closed));
+	EXPECT_EQ(0, acked_change(dev, op_create, AT("d/n/h")));
+	close(dev);
+#undef AT
+}
+
+/*
+ * VFSB_SUB_NEW_DIRS: a directory made in an acked directory, by
+ * mkdir(2) or by io_uring's io-wq worker (the vfs_mkdir() wrapper of
+ * kernel threads), counts as acked in its epoch: what is made inside it,
+ * down a chain of new directories, waits for nothing, and still comes
+ * as a record naming it. In the next epoch it waits as any directory.
+ * Each step in a process of its own. Without the flag the first change
+ * inside it waits.
+ */
+TEST(changes_inside_a_new_directory_wait_for_nothing)
+{
+	int dev, ret;
+
+	ASSERT_EQ(0, mount_tmpfs(DIR_T));
+	ASSERT_EQ(0, mkdir(DIR_T "/d", 0755));
+	new_dirs_wait_for_nothing(_metadata, DIR_T);
+	umount2(DIR_T, MNT_DETACH);
+
+	ret = mount_ext4(DIR_E);
+	if (ret != -ENODEV) {
+		ASSERT_EQ(0, ret);
+		ASSERT_EQ(0, mkdir(DIR_E "/d", 0755));
+		new_dirs_wait_for_nothing(_metadata, DIR_E);
+		umount2(DIR_E, MNT_DETACH);
+	}
+
+	/* the same without the flag: the new directory waits */
+	ASSERT_EQ(0, setup(&dev, VFSB_SUB_COALESCE, LONG_MS));
+	ASSERT_EQ(0, acked_change(dev, op_create, DIR_T "/d/a"));
+	EXPECT_EQ(0, unwaited_change(dev, op_mkdir, DIR_T "/d/n"));
+	EXPECT_EQ(0, acked_change(dev, op_create, DIR_T "/d/n/f"));
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/*
+ * Sets CLOCK_REALTIME by delta_s seconds; 0 or -errno. What a test set
+ * back it sets forward again: the guest's clock is the console's.
+ */
+static int clock_step(int delta_s)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts))
+		return -errno;
+	ts.tv_sec += delta_s;
+	return clock_settime(CLOCK_REALTIME, &ts) ? -errno : 0;
+}
+
+/*
+ * A new directory's birth time is what a journal's recovery finds it
+ * by: with the realtime clock set back more than a second since the
+ * epoch began, a directory made then is not taken as acked (its birth
+ * time could come before the epoch's start), and the first change
+ * inside it waits. Set forward again, the next epoch is as before.
+ */
+TEST(new_directories_wait_after_the_clock_went_back)
+{
+	__u64 closed;
+	int dev;
+
+	ASSERT_EQ(0, setup(&dev, VFSB_SUB_NEW_DIRS | VFSB_SUB_COALESCE,
+			   LONG_MS));
+	ASSERT_EQ(0, acked_change(dev, op_create, DIR_T "/d/a"));
+	ASSERT_EQ(0, clock_step(-5));
+	EXPECT_EQ(0, unwaited_change(dev, op_mkdir, DIR_T "/d/n"));
+	EXPECT_EQ(0, acked_change(dev, op_create, DIR_T "/d/n/f"));
+	ASSERT_EQ(0, clock_step(5));
+
+	/* back where it was: the epoch's start holds again */
+	EXPECT_EQ(0, unwaited_change(dev, op_mkdir, DIR_T "/d/p"));
+	EXPECT_EQ(0, unwaited_change(dev, op_create, DIR_T "/d/p/f"));
+	ASSERT_EQ(0, vfsb_checkpoint(dev, 10000, &closed));
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
 /*
  * MANY_DIRS directories, more than the intent set first holds (8192
  * entries), each changed in PASSES passes of one epoch by a child: a

@@ -71,6 +71,7 @@ struct vfsb_version {
 #define VFSB_FEAT_REFUSE	(1U << 6)	/* SUB_REFUSE_UNWAITED */
 #define VFSB_FEAT_CKPT_KEPT	(1U << 7)	/* CHECKPOINT again: same barrier */
 #define VFSB_FEAT_JOURNAL_COALESCE (1U << 8)	/* SUB_INTENT|SUB_COALESCE: a journal's */
+#define VFSB_FEAT_NEW_DIRS	(1U << 9)	/* SUB_NEW_DIRS */
 
 /* Coverage: groups of write paths, each hooked as a whole or not at all. */
 #define VFSB_COV_NAMESPACE	(1U << 0)	/* create..rename, setattr, xattr */
@@ -321,8 +322,27 @@ struct vfsb_subscribe {
 #define VFSB_SUB_INTENT		(1U << 1)
 #define VFSB_SUB_FAIL_CLOSED	(1U << 2)
 #define VFSB_SUB_REFUSE_UNWAITED (1U << 3)
+/*
+ * With VFSB_SUB_INTENT (VFSB_FEAT_NEW_DIRS): a directory made by a
+ * mkdir whose own change waited for nothing (its parent's intent acked
+ * in the epoch) counts as acked for the rest of that epoch, so that the
+ * changes made inside it wait for nothing either. Only where the
+ * module saw the mkdir end (mkdir(2), mkdirat(2), io_uring's, and the
+ * kernel threads that call vfs_mkdir(): nfsd, ksmbd), and only while
+ * the realtime clock has not been set back by more than a second since
+ * the epoch began: a directory so acked was made in its epoch, by the
+ * clock the filesystem stamps its birth time with. The changes inside
+ * it still come as records (not intents), so a journal that stores
+ * each record's directory before it closes the epoch names them; what
+ * a crash before that loses is found under the parent's intent by the
+ * birth times: the journal's recovery must read whole every
+ * subdirectory of such a parent born in the epoch or after (vbjournald
+ * does, with a margin).
+ */
+#define VFSB_SUB_NEW_DIRS	(1U << 4)
 #define VFSB_SUB_FLAGS		(VFSB_SUB_COALESCE | VFSB_SUB_INTENT | \
-				 VFSB_SUB_FAIL_CLOSED | VFSB_SUB_REFUSE_UNWAITED)
+				 VFSB_SUB_FAIL_CLOSED | \
+				 VFSB_SUB_REFUSE_UNWAITED | VFSB_SUB_NEW_DIRS)
 #define VFSB_INTENT_TIMEOUT	10000	/* ms */
 #define VFSB_INTENT_TIMEOUT_MAX	600000	/* ms: larger is EINVAL */
 
