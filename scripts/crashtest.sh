@@ -23,10 +23,12 @@
 #                      changes), mirror (a bit of each, names of every
 #                      kind, while `vbjournal mirror` runs again and
 #                      again: the next boot's caught-up mirror must
-#                      equal the tree), or all (each boot the next of
-#                      the seven); a list of modes takes them in turn;
-#                      default all, but mixed for runs of fewer than 7
-#                      crashes; publish (not in all): mixed's, with
+#                      equal the tree), newdirs (mostly directories made
+#                      and written in, which wait for nothing: after a
+#                      crash the recovery must name them), or all (each
+#                      boot the next of the eight); a list of modes takes
+#                      them in turn; default all, but mixed for runs of
+#                      fewer than 8 crashes; publish (not in all): mixed's, with
 #                      vbjournal-publish into redis-server, each boot
 #                      checking the stream (selftests/crash/crash.sh)
 #   VFSB_CRASH_NFS     the nfs mode's protocol: 3 or 4.2 (default: odd
@@ -59,12 +61,12 @@ base=${VFSB_CRASH_BASE:-$(date +%s)}
 modes=${VFSB_CRASH_MODE:-}
 if [ -z "$modes" ]; then
 	modes=all
-	[ "$cycles" -ge 7 ] || modes=mixed
+	[ "$cycles" -ge 8 ] || modes=mixed
 fi
-[ "$modes" = all ] && modes="mixed hardlink tmpfile dirrename restart nfs mirror"
+[ "$modes" = all ] && modes="mixed hardlink tmpfile dirrename restart nfs mirror newdirs"
 for m in $modes; do
 	case $m in
-	mixed | hardlink | tmpfile | dirrename | restart | nfs | mirror) ;;
+	mixed | hardlink | tmpfile | dirrename | restart | nfs | mirror | newdirs) ;;
 	# vbjournal-publish into redis-server as well (not in "all")
 	publish) export VFSB_REDIS=1 ;;
 	*) echo "crashtest: VFSB_CRASH_MODE: no mode $m" >&2; exit 2 ;;

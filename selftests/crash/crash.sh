@@ -9,7 +9,8 @@
 # VFSB_CRASH_PHASE: run (verify what the last crash left, then write
 # until killed) or verify (verify only, then power off), and
 # VFSB_CRASH_MODE: this boot's workload (mixed, hardlink, tmpfile,
-# dirrename, restart, nfs, mirror; crashload.c), which crashload reads itself.
+# dirrename, restart, nfs, mirror, newdirs; crashload.c), which crashload
+# reads itself.
 # The mirror mode also runs `vbjournal mirror /data /jr/mirror` again and
 # again while it writes (its first run is the full copy); the boot after
 # one that mirrored catches the mirror up and compares it with /data
@@ -113,10 +114,12 @@ refuse=
 [ $((seed % 2)) = 1 ] && refuse=--refuse-unwaited
 # The modes of one scenario each hold the daemon after every ack, as a
 # journal disk that lags would: what went on without its ack is then
-# lost in most crashes, and the answer must not have needed it.
+# lost in most crashes, and the answer must not have needed it. In
+# newdirs, what is made inside its new directories waits for no ack at
+# all: only the records the daemon has not stored yet name them.
 delay=
 case ${VFSB_CRASH_MODE:-mixed} in
-hardlink | tmpfile | dirrename | nfs) delay="--commit-delay 500ms" ;;
+hardlink | tmpfile | dirrename | nfs | mirror | newdirs) delay="--commit-delay 500ms" ;;
 esac
 # nfs: nfsd's changes, a kernel thread's; each must wait for its ack in
 # the daemon's default mode, so this mode never refuses.

@@ -5,7 +5,7 @@
  *   crashload populate DIR          a tree of directories and small files,
  *                                   with an area for each workload mode
  *   crashload run DIR JR SEED [WDIR]  the mode's writes in DIR, and every
- *                                   WAIT_MS a checkpoint (vbjournal)
+ *                                   WAIT_MS (newdirs: 4x) a checkpoint (vbjournal)
  *                                   followed by a manifest of the tree in
  *                                   JR/manifest; runs until the guest is
  *                                   killed (VFSB_CRASH_REFUSE=1: the
@@ -33,7 +33,8 @@
  * workload while crash.sh restarts the daemon every second or so
  * through a file descriptor store: svcrun.c), nfs (mixed's workload
  * written through an NFS client's mount of DIR, over loopback: the
- * changes are nfsd's, a kernel thread's).
+ * changes are nfsd's, a kernel thread's), newdirs (directories made
+ * and written in: newdirs_op()).
  *
  * The manifest holds a line per entry: "D path", or "F path size mode
  * mtime hash ino" for anything else. A path differs when its line is not
@@ -256,11 +257,127 @@ static int aio_pwrite(int fd, const void *buf, size_t len, off_t off)
 /* The daemon refuses what cannot wait (VFSB_CRASH_REFUSE=1). */
 static bool refuse_unwaited;
 
+enum mode { MIXED, HARDLINK, TMPFILE, DIRRENAME, RESTART, NFS, MIRROR,
+	    NEWDIRS };
+
+static const char *const mode_names[] = { "mixed", "hardlink", "tmpfile",
+					  "dirrename", "restart", "nfs",
+					  "mirror", "newdirs" };
+static enum mode mode;
+
+/*
+ * A directory made, then written in, over and over: d<nn>/t<id>_<j>
+ * (four names a worker reuses), its file f or s/f. Now and then the
+ * name is renamed away (to d<nn>/old<id>_<n>, whole) and made again: a
+ * new directory under a name a consumer knows. What a mkdir makes in a
+ * directory acked in the epoch counts as acked too (VFSB_SUB_NEW_DIRS),
+ * so the writes inside it wait for nothing and only their records name
+ * it: a crash before the daemon stores them must still leave an answer
+ * that leads a consumer who read it before (the manifest's walk, after
+ * the epoch began) back into it.
+ */
+static void new_dir_op(const char *dir, unsigned int *seed, int id,
+		       long *made, const char *buf, size_t len)
+{
+	char d[PATH_MAX], old[PATH_MAX], f[PATH_MAX + 8];
+	int n = rand_r(seed) % NDIRS, fd;
+
+	snprintf(d, sizeof(d), "%s/d%02d/t%d_%d", dir, n, id,
+		 rand_r(seed) % 4);
+	if (mkdir(d, 0755) && errno == EEXIST && !(rand_r(seed) % 8)) {
+		snprintf(old, sizeof(old), "%s/d%02d/old%d_%ld", dir, n, id,
+			 (*made)++);
+		if (!rename(d, old))
+			mkdir(d, 0755);
+	}
+	if (rand_r(seed) % 2) {
+		snprintf(f, sizeof(f), "%s/s", d);
+		mkdir(f, 0755);
+		snprintf(f, sizeof(f), "%s/s/f", d);
+	} else {
+		snprintf(f, sizeof(f), "%s/f", d);
+	}
+	fd = open(f, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		if (write(fd, buf, len) < 0)
+			len = 0;
+		close(fd);
+	}
+}
+
+/*
+ * The newdirs mode's op: a new directory d0<0|1>/u<tag>_<id>_<k> (tag
+ * from the boot's seed, k counting up: never one made before) with a
+ * file in it, or a file written again in one of the last four it made. Two parents only, acked by their
+ * first change in each epoch, so that what is made below them waits
+ * for nothing (VFSB_SUB_NEW_DIRS) and a crash can come between a write
+ * inside a new directory and the daemon's storing of its record, after
+ * the manifest's walk saw the directory.
+ */
+#define NEWDIRS_MAX	1000
+
+static void newdirs_op(const char *dir, unsigned int *seed, int id,
+		       long *made)
+{
+	static long recent[4];
+	static int nrecent;
+	static struct timespec since;
+	static unsigned int tag;
+	char d[PATH_MAX], f[PATH_MAX + 8], buf[256];
+	size_t len = 1 + rand_r(seed) % sizeof(buf);
+	struct timespec now;
+	long k;
+	int fd;
+
+	if (!tag)
+		tag = 1 + *seed % 1000000;
+	/* a thousand a boot: the tree the next boots walk stays small */
+	if (*made >= NEWDIRS_MAX) {
+		poll(NULL, 0, 10);
+		return;
+	}
+	fill(buf, len, seed);
+	/*
+	 * the last four, while the first of them is younger than 300 ms:
+	 * of this epoch most likely (an older one's first change in the
+	 * epoch would wait, and its intent wake the daemon, which then
+	 * stores the records the crash should find in the ring)
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if ((now.tv_sec - since.tv_sec) * 1000 +
+	    (now.tv_nsec - since.tv_nsec) / 1000000 > 300) {
+		nrecent = 0;
+		since = now;
+	}
+	if (nrecent && rand_r(seed) % 2) {
+		k = recent[rand_r(seed) % nrecent];
+	} else {
+		k = (*made)++;
+		recent[nrecent < 4 ? nrecent++ : rand_r(seed) % 4] = k;
+	}
+	snprintf(d, sizeof(d), "%s/d%02ld/u%u_%d_%ld", dir, k % 2, tag, id,
+		 k);
+	mkdir(d, 0755);
+	if (rand_r(seed) % 2) {
+		snprintf(f, sizeof(f), "%s/s", d);
+		mkdir(f, 0755);
+		snprintf(f, sizeof(f), "%s/s/f", d);
+	} else {
+		snprintf(f, sizeof(f), "%s/f", d);
+	}
+	fd = open(f, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		if (write(fd, buf, len) < 0)
+			len = 0;
+		close(fd);
+	}
+}
+
 /* One random change in dir. */
 static void one_op(const char *dir, unsigned int *seed, int id, long *made)
 {
 	char rel[64], rel2[96], abs[PATH_MAX], abs2[PATH_MAX], buf[FILE_MAX];
-	int op = rand_r(seed) % 16, fd;
+	int op = rand_r(seed) % 17, fd;
 	off_t off = rand_r(seed) % FILE_MAX;
 	size_t len = 1 + rand_r(seed) % 256;
 	struct vfsb_uring ring;
@@ -385,6 +502,9 @@ static void one_op(const char *dir, unsigned int *seed, int id, long *made)
 			close(fd);
 		}
 		break;
+	case 15:
+		new_dir_op(dir, seed, id, made, buf, len);
+		break;
 	default:	/* create again what was unlinked or renamed away */
 		fd = open(abs, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
 		if (fd >= 0)
@@ -405,12 +525,6 @@ static void one_op(const char *dir, unsigned int *seed, int id, long *made)
 #define MDIRS		4	/* mirror: m<i>, names of every kind */
 #define MNAMES		6
 
-enum mode { MIXED, HARDLINK, TMPFILE, DIRRENAME, RESTART, NFS, MIRROR };
-
-static const char *const mode_names[] = { "mixed", "hardlink", "tmpfile",
-					  "dirrename", "restart", "nfs",
-					  "mirror" };
-static enum mode mode;
 
 static void put_file(const char *path, size_t len, unsigned int *seed)
 {
@@ -899,6 +1013,9 @@ static void worker(const char *dir, unsigned int s, int id)
 		case DIRRENAME:
 			dirrename_op(dir, &s, id, &made);
 			break;
+		case NEWDIRS:
+			newdirs_op(dir, &s, id, &made);
+			break;
 		case MIRROR:	/* mixed's, dirrename's, and its own corner */
 			switch (rand_r(&s) % 4) {
 			case 0 ... 1:
@@ -1022,7 +1139,13 @@ static void run_load(const char *dir, const char *jr, unsigned int seed,
 		_exit(1);
 	}
 	for (;;) {
-		struct timespec ts = { 0, WAIT_MS * 1000000L };
+		/*
+		 * newdirs: epochs long enough that, once the two parents'
+		 * first changes were acked, the new directories below them
+		 * are made and written for a while before the next one
+		 */
+		long ms = mode == NEWDIRS ? 4 * WAIT_MS : WAIT_MS;
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
 		nanosleep(&ts, NULL);
 		k = run(ck, cursor, sizeof(cursor));
@@ -1037,6 +1160,16 @@ static void run_load(const char *dir, const char *jr, unsigned int seed,
 			       "exit %d)\n", k);
 			fflush(stdout);
 			continue;
+		}
+		/*
+		 * newdirs: the consumer reads the tree a while into the next
+		 * epoch, as the one who caught up before a crash would have:
+		 * it sees directories made since the cursor, which are
+		 * written in again after it read them
+		 */
+		if (mode == NEWDIRS) {
+			ts = (struct timespec){ 0, 700 * 1000000L };
+			nanosleep(&ts, NULL);
 		}
 		if (write_manifest(dir, jr, cursor)) {
 			fprintf(stderr, "crashload: manifest: %s\n", strerror(errno));
@@ -1732,7 +1865,7 @@ int main(int argc, char **argv)
 	if (k == sizeof(mode_names) / sizeof(*mode_names)) {
 		fprintf(stderr, "crashload: VFSB_CRASH_MODE=%s: not one of "
 			"mixed, hardlink, tmpfile, dirrename, restart, nfs, "
-			"mirror\n", env);
+			"mirror, newdirs\n", env);
 		return 2;
 	}
 	mode = env && env[0] ? k : MIXED;
