@@ -43,6 +43,7 @@
 #define DIR_X	"/tmp/jn-x"	/* watched ext4 */
 #define DIR_R	"/tmp/jn-r"	/* the same ext4, mounted unwatched */
 #define DIR_O	"/tmp/jn-o"	/* another watched tmpfs */
+#define BOOT_ID	"/proc/sys/kernel/random/boot_id"
 
 /* The filesystem the daemon watches. */
 static const char *watched = DIR_W;
@@ -545,6 +546,58 @@ TEST(unsupervised_mount_is_a_gap)
 			       ": mount count 3, expected 1)"));
 	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
 	watched = DIR_W;
+	umount2(DIR_X, MNT_DETACH);
+	umount2(DIR_J, MNT_DETACH);
+}
+
+/*
+ * A directory made in an acked one waits for nothing (VFSB_SUB_NEW_DIRS),
+ * nor does what is made inside it: only records name it, which a crash
+ * before the daemon stores them loses. The recovery must name it to be
+ * read whole: a consumer may have read it (empty) before the crash, and
+ * its parent's entries alone would not lead that consumer back into
+ * it. Here the daemon holds its commits back and is killed, then
+ * started as in a new boot (its id bound over BOOT_ID, the ext4
+ * mounted again: nothing was lost from the disk, a harder case).
+ */
+TEST(new_directory_a_crash_left_unstored_is_read_whole)
+{
+	const char *dev = getenv("VFSB_SCRATCH_DEV");
+	struct daemon d;
+	char c0[64];
+
+	if (!dev || mount_ext4(DIR_X))
+		SKIP(return, "no ext4 scratch device");
+	ASSERT_EQ(0, mount_tmpfs(DIR_J));
+	ASSERT_EQ(0, mkdir(DIR_X "/p", 0755));
+	ASSERT_EQ(0, mkdir(DIR_X "/old", 0755));
+	watched = DIR_X;
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, "--commit-delay=60s"));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	/* p's intent, stored and acked; the daemon then naps */
+	ASSERT_EQ(0, put_file(DIR_X "/p/a", "1"));
+	ASSERT_EQ(0, mkdir(DIR_X "/p/n", 0755));
+	ASSERT_EQ(0, mkdir(DIR_X "/p/n/m", 0755));
+	ASSERT_EQ(0, put_file(DIR_X "/p/n/m/f", "2"));
+	EXPECT_EQ(128 + SIGKILL, daemon_stop(&d, SIGKILL));
+
+	/* the next boot: its id, and the ext4 mounted again by it */
+	ASSERT_EQ(0, umount(DIR_X));
+	ASSERT_EQ(0, put_file("/tmp/jn-boot-nd", "00000000-0000-4000-8000-"
+			      "00000000000a\n"));
+	ASSERT_EQ(0, mount("/tmp/jn-boot-nd", BOOT_ID, NULL, MS_BIND, NULL));
+	ASSERT_EQ(0, mount(dev, DIR_X, "ext4", 0, NULL));
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	TH_LOG("after the crash:\n%s", out);
+	EXPECT_TRUE(listed(DIR_X "/p"));
+	EXPECT_NE(NULL, strstr(out, "moved " DIR_X "/p/n\n"));
+	/* made before the epoch: not new, not named */
+	EXPECT_EQ(NULL, strstr(out, DIR_X "/old"));
+	EXPECT_EQ(NULL, strstr(out, "rescan"));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	watched = DIR_W;
+	umount2(BOOT_ID, MNT_DETACH);
 	umount2(DIR_X, MNT_DETACH);
 	umount2(DIR_J, MNT_DETACH);
 }
@@ -1361,7 +1414,6 @@ TEST(notify_ready_status_watchdog)
 }
 
 #define DIR_F	"/tmp/jn-f"	/* a watched btrfs or XFS */
-#define BOOT_ID	"/proc/sys/kernel/random/boot_id"
 
 /*
  * What a reboot is to the daemon, without one: another boot id (a file

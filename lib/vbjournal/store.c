@@ -704,6 +704,30 @@ int vbj_change_add(struct vbj_store *s, int64_t epoch, int64_t fs,
 		       "VALUES(?, ?, ?)", "iib", epoch, fs, handle, len);
 }
 
+int vbj_open_dirs(struct vbj_store *s,
+		  int (*fn)(void *arg, int64_t epoch, int64_t fs,
+			    const void *handle, int len),
+		  void *arg)
+{
+	static const char sql[] =
+		"SELECT c.epoch, c.fs, c.handle FROM changes c JOIN epochs e "
+		"ON e.epoch = c.epoch WHERE e.state = 0 ORDER BY c.epoch";
+	sqlite3_stmt *st;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return vbj_fail(s, sql);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		ret = fn(arg, sqlite3_column_int64(st, 0),
+			 sqlite3_column_int64(st, 1),
+			 sqlite3_column_blob(st, 2),
+			 sqlite3_column_bytes(st, 2));
+	if (!ret && rc != SQLITE_DONE)
+		ret = vbj_fail(s, sql);
+	sqlite3_finalize(st);
+	return ret;
+}
+
 int vbj_move_add(struct vbj_store *s, int64_t epoch, int64_t fs,
 		 const void *handle, int len)
 {

@@ -154,6 +154,15 @@ int vbj_compact(struct vbj_store *s);
 int vbj_change_add(struct vbj_store *s, int64_t epoch, int64_t fs,
 		   const void *handle, int len);
 /* A directory (by handle) renamed in epoch: its subtree counts as changed. */
+/*
+ * fn for each directory of an epoch not closed yet (its key, as
+ * vbj_change_add() stored it), until fn returns non-zero: that, else 0
+ * or a store error.
+ */
+int vbj_open_dirs(struct vbj_store *s,
+		  int (*fn)(void *arg, int64_t epoch, int64_t fs,
+			    const void *handle, int len),
+		  void *arg);
 int vbj_move_add(struct vbj_store *s, int64_t epoch, int64_t fs,
 		 const void *handle, int len);
 /*

@@ -43,6 +43,7 @@
 #include "lock.h"
 #include "log.h"
 #include "namer.h"
+#include "newdirs.h"
 #include "notify.h"
 #include "store.h"
 #include "vfsb.h"
@@ -88,6 +89,8 @@ struct daemon {
 	int64_t max_bytes;	/* and in bytes (0: none) */
 	bool fail_closed;
 	bool refuse_unwaited;	/* io_uring, kernel threads: EAGAIN */
+	bool new_dirs;		/* VFSB_SUB_NEW_DIRS (newdirs.h) */
+	time_t sub_time;	/* the clock before the subscription began */
 	bool force;
 	const char *journal;
 	char *pend;		/* read, not yet durable (drain()) */
@@ -324,6 +327,34 @@ static int coverage_gaps(struct daemon *d, int64_t epoch)
 	return ret;
 }
 
+/* The mount point of the journal's filesystem id, or -1 (newdirs.h). */
+static int mount_fd_of(void *arg, int64_t id)
+{
+	struct daemon *d = arg;
+	int i;
+
+	for (i = 0; i < d->nfs; i++)
+		if (d->fs[i].id == id)
+			return d->fs[i].fd;
+	return -1;
+}
+
+/*
+ * What the epochs left open made without waiting (newdirs.h): moved
+ * entries, before those epochs are closed as recovered.
+ */
+static int recover_new_dirs(struct daemon *d)
+{
+	int n = vbjd_newdirs_recover(&d->st, mount_fd_of, d);
+
+	if (n < 0)
+		return n;
+	if (n > 0)
+		vbjd_log(LOG_INFO, "recovery: directories made in the "
+			 "epochs left open, to be read whole: %d", n);
+	return 0;
+}
+
 /*
  * Before the first record is read: close what the last session left
  * open and record what it could not have seen. Epochs it left open are
@@ -368,9 +399,15 @@ static int recover(struct daemon *d, const char *boot)
 						  "fs", "daemon_stopped",
 						  d->fs[i].path);
 	} else {
-		ret = vbj_epochs_close(&d->st, INT64_MAX, VBJ_RECOVERED);
+		ret = recover_new_dirs(d);
+		if (!ret)
+			ret = vbj_epochs_close(&d->st, INT64_MAX,
+					       VBJ_RECOVERED);
 		d->base = vbj_last_epoch(&d->st) + 1;
 		cur = d->base;
+		/* this session's first epoch began with its subscription */
+		if (!ret && d->new_dirs)
+			ret = vbjd_newdirs_floor(&d->st, d->sub_time);
 	}
 	if (!ret) {
 		unsupervised = check_mounts(d, !first &&
@@ -482,6 +519,10 @@ static int setup_fs(struct daemon *d, const char *boot)
 		v.features = 0;
 	if (v.features & VFSB_FEAT_JOURNAL_COALESCE)
 		flags |= VFSB_SUB_COALESCE;
+	/* changes inside a directory made in the epoch wait for nothing */
+	d->new_dirs = v.features & VFSB_FEAT_NEW_DIRS;
+	if (d->new_dirs)
+		flags |= VFSB_SUB_NEW_DIRS;
 	d->ckpt_slice_ms = v.features & VFSB_FEAT_CKPT_KEPT ?
 			   CKPT_SLICE_MS : CKPT_SLICE_OLD_MS;
 	snprintf(d->sub, sizeof(d->sub), "ring %u flags %u timeout %u",
@@ -503,6 +544,7 @@ static int setup_fs(struct daemon *d, const char *boot)
 			return d->dev;
 		}
 	}
+	d->sub_time = time(NULL);
 	ret = d->resumed ? 0 :
 	      vfsb_subscribe_intent(d->dev, 4U << 20, flags, d->timeout_ms,
 				    NULL);
@@ -809,6 +851,7 @@ static int drain(struct daemon *d)
 /* Closes the current epoch: when this returns 0 it is durable. */
 static int checkpoint(struct daemon *d)
 {
+	time_t t = time(NULL);	/* before the next epoch begins */
 	bool trimmed = false;
 	__u64 closed;
 	int i, ret;
@@ -840,6 +883,8 @@ static int checkpoint(struct daemon *d)
 		ret = vbj_epoch_add(&d->st, journal_epoch(d, closed + 1));
 	if (!ret)
 		ret = coverage_gaps(d, journal_epoch(d, closed + 1));
+	if (!ret && d->new_dirs)
+		ret = vbjd_newdirs_floor(&d->st, t);
 	if (!ret) {
 		int64_t was = vbj_first_epoch(&d->st);
 		int64_t first = vbj_trim(&d->st, d->max_changes);
