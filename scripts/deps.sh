@@ -10,7 +10,7 @@ qemu-system-x86 busybox-static cpio kmod xz-utils zstd \
 e2fsprogs btrfs-progs xfsprogs fuse3 libfuse3-dev liburing-dev libaio-dev \
 sparse shellcheck dwarves dkms debootstrap gawk libsqlite3-dev groff-base \
 mandoc dpkg-dev debhelper dh-dkms lintian libsystemd-dev pkg-config libhiredis-dev \
-rsync"
+rsync git fio"
 
 missing=""
 for p in $PKGS; do
