@@ -8,8 +8,9 @@
  *  - overhead: per-operation time with vbjournald running against the
  *    same filesystem unwatched, in alternating rounds: steady state (the
  *    directory already announced in the epoch: create + unlink) and worst
- *    case (a new directory per operation, as an untar makes: mkdir, then
- *    a file in it, which waits for its intent's ack);
+ *    case (each operation a file in a directory made before the epoch:
+ *    the first change of its directory, which waits for its intent's
+ *    ack; a directory the epoch made waits for nothing now);
  *  - acks: worst-case operations per second with 1 and 4 writers (each
  *    one an intent made durable and acked; group commit shares fsyncs).
  *
@@ -100,6 +101,7 @@ static void daemon_stop(struct jb *b)
 {
 	kill(b->daemon, SIGTERM);
 	waitpid(b->daemon, NULL, 0);
+	b->daemon = 0;
 }
 
 static void checkpoint(struct jb *b, char *cursor, size_t sz)
@@ -180,16 +182,38 @@ static double steady_ns(struct jb *b)
 	return (double)(now_ns() - t0) / b->steady_iters;
 }
 
-/* One worst-case operation: a new directory, then a file in it. */
+/*
+ * The worst case's directories, n from seq for writer who, made before
+ * the epoch the operations run in (a checkpoint, when the daemon runs):
+ * each operation is then the first change of its directory in the
+ * epoch, and waits for an intent's ack. A directory made in the epoch
+ * would not (VFSB_SUB_NEW_DIRS: what a mkdir makes in an acked
+ * directory counts as acked), which is an untar's case now.
+ */
+static void worst_dirs(struct jb *b, const char *base, long seq, long n,
+		       int who)
+{
+	char path[256], cursor[128];
+	long i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/w%d_%ld", base, who, seq + i);
+		if (mkdir(path, 0755))
+			die("mkdir %s: %s", path, strerror(errno));
+	}
+	if (b->daemon)
+		checkpoint(b, cursor, sizeof(cursor));
+}
+
+/* One worst-case operation: a file in a directory of worst_dirs(). */
+#define ACK_DIRS	400	/* per writer and second: 2-4x what one gets through */
+
 static void worst_op(const char *base, long seq, int who)
 {
 	char path[256];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/w%d_%ld", base, who, seq);
-	if (mkdir(path, 0755))
-		die("mkdir %s: %s", path, strerror(errno));
-	strcat(path, "/f");
+	snprintf(path, sizeof(path), "%s/w%d_%ld/f", base, who, seq);
 	fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
 	if (fd < 0)
 		die("create %s: %s", path, strerror(errno));
@@ -237,6 +261,7 @@ static double worst_ns(struct jb *b)
 	long i;
 
 	snprintf(base, sizeof(base), "%s/worst", b->data);
+	worst_dirs(b, base, b->worst_seq, b->worst_iters, 0);
 	t0 = now_ns();
 	for (i = 0; i < b->worst_iters; i++)
 		worst_op(base, b->worst_seq++, 0);
@@ -250,11 +275,16 @@ static double ops_per_s(struct jb *b, int n)
 	pid_t pids[16];
 	int p[2], i;
 	long total = 0, got;
-	uint64_t t0 = now_ns();
+	uint64_t t0;
 
 	snprintf(base, sizeof(base), "%s/acks", b->data);
+	/* more than the writers get through: they wait for acks */
+	for (i = 0; i < n && i < 16; i++)
+		worst_dirs(b, base, b->worst_seq, ACK_DIRS * b->ack_secs,
+			   100 + i);
 	if (pipe(p))
 		die("pipe: %s", strerror(errno));
+	t0 = now_ns();
 	for (i = 0; i < n && i < 16; i++) {
 		pids[i] = fork();
 		if (!pids[i]) {
@@ -262,7 +292,7 @@ static double ops_per_s(struct jb *b, int n)
 			long k = 0;
 
 			close(p[0]);
-			while (now_ns() < end)
+			while (now_ns() < end && k < ACK_DIRS * b->ack_secs)
 				worst_op(base, b->worst_seq + k++, 100 + i);
 			_exit(write(p[1], &k, sizeof(k)) == sizeof(k) ? 0 : 1);
 		}
@@ -402,7 +432,7 @@ static int journal(const char *out_json)
 	printf("    steady state (directory announced), create+unlink: %.0f -> "
 	       "%.0f ns/op, %.3f (%.3f-%.3f)\n", summarize(base_s, ROUNDS).med,
 	       summarize(jour_s, ROUNDS).med, rs.med, rs.min, rs.max);
-	printf("    worst case (new directory per op), mkdir+create:   %.0f -> "
+	printf("    worst case (old directory per op), create:         %.0f -> "
 	       "%.0f ns/op, %.3f (%.3f-%.3f)\n", summarize(base_w, ROUNDS).med,
 	       summarize(jour_w, ROUNDS).med, rw.med, rw.min, rw.max);
 	printf("    directory renames (a different directory each):    %.0f -> "
