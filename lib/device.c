@@ -42,7 +42,7 @@ const char *vfsb_feature_name(unsigned int bit)
 	static const char *const names[] = {
 		"barrier", "async_barrier", "records", "rescan", "watch_id",
 		"intent", "refuse_unwaited", "checkpoint_kept",
-		"journal_coalesce",
+		"journal_coalesce", "new_dirs",
 	};
 
 	return bit < sizeof(names) / sizeof(names[0]) ? names[bit] : NULL;

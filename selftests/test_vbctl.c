@@ -324,14 +324,14 @@ TEST(version_text_and_json)
 	snprintf(abi, sizeof(abi), "ABI %u", VFSB_ABI_VERSION);
 	EXPECT_OUT("vfsbarrier module ");
 	EXPECT_OUT(abi);
-	EXPECT_OUT("features: barrier async_barrier records rescan watch_id intent refuse_unwaited checkpoint_kept journal_coalesce");
+	EXPECT_OUT("features: barrier async_barrier records rescan watch_id intent refuse_unwaited checkpoint_kept journal_coalesce new_dirs");
 	EXPECT_OUT("hooks: ");
 	EXPECT_OUT("coverage: ");
 	EXPECT_EQ(0, vbctl("version", "--json"));
 	EXPECT_JSON_LINES(1);
 	snprintf(abi, sizeof(abi), "\"abi_version\":%u", VFSB_ABI_VERSION);
 	EXPECT_OUT(abi);
-	EXPECT_OUT("\"features\":[\"barrier\",\"async_barrier\",\"records\",\"rescan\",\"watch_id\",\"intent\",\"refuse_unwaited\",\"checkpoint_kept\",\"journal_coalesce\"]");
+	EXPECT_OUT("\"features\":[\"barrier\",\"async_barrier\",\"records\",\"rescan\",\"watch_id\",\"intent\",\"refuse_unwaited\",\"checkpoint_kept\",\"journal_coalesce\",\"new_dirs\"]");
 	EXPECT_OUT("\"hooks\":\"");
 	EXPECT_OUT("\"coverage\":[");
 }
