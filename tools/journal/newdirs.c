@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,17 +65,25 @@ static int add(struct scan *sc, int64_t epoch, int64_t fs, const void *h,
 	return 0;
 }
 
-/* A subdirectory born before the floor: made before the open epochs. */
-static bool old_dir(const struct scan *sc, int dfd, const char *name)
+/*
+ * What name in dfd is: 0, no directory born since the floor (or gone
+ * since: its parent says so); 1, a directory born since, or with no
+ * birth time, or a mount point (whose birth time is the mounted root's);
+ * -1, not to be told (its parent is then read whole).
+ */
+static int new_dir(const struct scan *sc, int dfd, const char *name)
 {
 	struct statx sx;
 
 	if (statx(dfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
 		  STATX_TYPE | STATX_BTIME, &sx))
-		return true;	/* gone since, or not to be read: its parent */
+		return errno == ENOENT ? 0 : -1;
 	if (!S_ISDIR(sx.stx_mode))
-		return true;
-	return (sx.stx_mask & STATX_BTIME) && sx.stx_btime.tv_sec < sc->floor;
+		return 0;
+	if (sx.stx_attributes_mask & sx.stx_attributes & STATX_ATTR_MOUNT_ROOT)
+		return 1;
+	return !(sx.stx_mask & STATX_BTIME) ||
+	       sx.stx_btime.tv_sec >= sc->floor;
 }
 
 /*
@@ -114,23 +121,35 @@ static int scan_dir(void *arg, int64_t epoch, int64_t fs, const void *h,
 		close(dfd);
 		return add(sc, epoch, fs, h, len);
 	}
-	while (!ret && (de = readdir(dir))) {
-		int mnt;
+	for (;;) {
+		int mnt, k;
 
+		errno = 0;
+		de = readdir(dir);
+		if (!de) {
+			/* a listing cut short: the parent whole */
+			if (errno)
+				ret = add(sc, epoch, fs, h, len);
+			break;
+		}
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
 			continue;
-		if (old_dir(sc, dfd, de->d_name))
+		k = new_dir(sc, dfd, de->d_name);
+		if (!k)
 			continue;
 		u.fh.handle_bytes = MAX_HANDLE_SZ;
-		if (name_to_handle_at(dfd, de->d_name, &u.fh, &mnt, 0)) {
-			/* no handle for it: its parent whole */
+		if (k < 0 ||
+		    name_to_handle_at(dfd, de->d_name, &u.fh, &mnt, 0)) {
+			/* not to be told, or no handle for it: the parent */
 			ret = add(sc, epoch, fs, h, len);
 			break;
 		}
 		ret = add(sc, epoch, fs, u.b,
 			  sizeof(u.fh) + u.fh.handle_bytes);
+		if (ret)
+			break;
 	}
 	closedir(dir);
 	return ret;

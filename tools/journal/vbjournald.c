@@ -91,6 +91,7 @@ struct daemon {
 	bool refuse_unwaited;	/* io_uring, kernel threads: EAGAIN */
 	bool new_dirs;		/* VFSB_SUB_NEW_DIRS (newdirs.h) */
 	time_t sub_time;	/* the clock before the subscription began */
+	time_t ckpt_t;		/* around the call that began the next epoch */
 	bool force;
 	const char *journal;
 	char *pend;		/* read, not yet durable (drain()) */
@@ -548,6 +549,9 @@ static int setup_fs(struct daemon *d, const char *boot)
 	ret = d->resumed ? 0 :
 	      vfsb_subscribe_intent(d->dev, 4U << 20, flags, d->timeout_ms,
 				    NULL);
+	/* the lower reading: a clock set back meanwhile (newdirs.h) */
+	if (time(NULL) < d->sub_time)
+		d->sub_time = time(NULL);
 	if (ret) {
 		vbjd_log(LOG_ERR, "subscribe: %s", strerror(-ret));
 		return ret;
@@ -851,9 +855,9 @@ static int drain(struct daemon *d)
 /* Closes the current epoch: when this returns 0 it is durable. */
 static int checkpoint(struct daemon *d)
 {
-	time_t t = time(NULL);	/* before the next epoch begins */
 	bool trimmed = false;
 	__u64 closed;
+	time_t t;
 	int i, ret;
 
 	do {
@@ -861,10 +865,23 @@ static int checkpoint(struct daemon *d)
 		ret = drain(d);
 		if (ret)
 			return ret;
+		/*
+		 * The next epoch begins at the first call, and stays begun
+		 * when this returns early to be called again (a drain that
+		 * failed): its floor is the clock around that call, the
+		 * lower reading of the two (newdirs.h).
+		 */
+		t = time(NULL);
 		ret = vfsb_checkpoint(d->dev, d->ckpt_slice_ms, &closed);
+		if (!d->ckpt_t) {
+			time_t after = time(NULL);
+
+			d->ckpt_t = after < t ? after : t;
+		}
 	} while (ret == -ETIMEDOUT || ret == -EINTR);
 	if (ret)
 		return ret;
+	t = d->ckpt_t;
 	for (i = 0; i < d->nfs; i++)
 		if (syncfs(d->fs[i].fd))
 			return -errno;
@@ -903,6 +920,8 @@ static int checkpoint(struct daemon *d)
 	ret = store_errno(d, ret);
 	if (ret && !sqlite3_get_autocommit(d->st.db))
 		vbj_exec(&d->st, "ROLLBACK");
+	if (!ret)
+		d->ckpt_t = 0;	/* the next checkpoint begins another epoch */
 	/* what the trim freed back to the disk; a failure costs only space */
 	if (!ret && trimmed && vbj_compact(&d->st))
 		vbjd_log(LOG_WARNING, "compacting the journal failed: %s",
