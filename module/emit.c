@@ -465,6 +465,26 @@ static struct vfsb_intent *vfsb_vsb_intent(struct vfsb_sb *vsb)
 }
 
 /*
+ * Whether the birth time sb gives a new directory is the kernel's
+ * realtime clock as the mkdir ran, which the journal's recovery reads
+ * (statx() STATX_BTIME): ext4 (6.1 fs/ext4/ialloc.c 1268), XFS
+ * (fs/xfs/xfs_inode.c 857), btrfs (fs/btrfs/inode.c 6649), and tmpfs,
+ * which no crash leaves anything of. Not FUSE (its server says), vfat
+ * or exfat (local time), nor what was not checked.
+ */
+static bool vfsb_births_by_clock(const struct super_block *sb)
+{
+	static const char *const names[] = { "ext4", "xfs", "btrfs",
+					      "tmpfs" };
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(sb->s_type->name, names[i]))
+			return true;
+	return false;
+}
+
+/*
  * A mkdir of dentry in dir, about to be announced (intent.c,
  * vfsb_intent_mkdir_begin()). Any context.
  */
@@ -475,7 +495,7 @@ void vfsb_mkdir_begin(struct inode *dir, struct dentry *dentry)
 	struct vfsb_sb *vsb;
 	struct vfsb_ikey k;
 
-	if (!vfsb_sb_maybe_tracked(sb))
+	if (!vfsb_sb_maybe_tracked(sb) || !vfsb_births_by_clock(sb))
 		return;
 	rcu_read_lock();
 	vsb = vfsb_tracking_lookup_rcu(sb);

@@ -47,6 +47,7 @@
 
 #include "intent.h"
 #include "sections.h"
+#include "vfsb.h"
 
 /*
  * The epoch's set starts with 2^13 entries and doubles, up to 2^17 (6
@@ -71,12 +72,16 @@ struct vfsb_iset_ent {
  * acked in epoch: one per task (a task makes one mkdir at a time), in a
  * slot from the task's hash, holding a reference to the dentry it made
  * or makes, so that the dentry is this mkdir's for as long as the slot
- * names it. Whether the mkdir made a directory is read from the dentry
- * later (vfsb_newdir_settle()). A task that finds another's there takes
- * the slot over. References are dropped in process context
- * (vfsb_newdir_put_fn()): a dput() may be the last, and evict.
+ * names it, and an active reference to its superblock, which must not
+ * shut down under a dentry still held. Whether the mkdir made a
+ * directory is read from the dentry later (vfsb_newdir_settle()). A
+ * task that finds another's there takes the slot over. References are
+ * dropped by a work item (vfsb_newdir_put_fn()), never by the hooks nor
+ * by a checkpoint: a dput() may be the last and evict, and an evict or
+ * a deactivate_super() may wait for a frozen filesystem.
  */
 #define VFSB_NEWDIR_BITS	6
+/* a mkdir takes one while fewer wait; a new epoch and close, any */
 #define VFSB_NEWDIR_PUTS	32
 
 struct vfsb_newdir {
@@ -91,7 +96,8 @@ struct vfsb_intent {
 	bool new_dirs;			/* VFSB_SUB_NEW_DIRS */
 	ktime_t real_offset;		/* realtime - monotonic at the epoch's start */
 	struct vfsb_newdir newdir[BIT(VFSB_NEWDIR_BITS)];
-	struct dentry *puts[VFSB_NEWDIR_PUTS];	/* to dput() */
+	/* to drop: the new epoch's and close's fit beside a mkdir's */
+	struct dentry *puts[VFSB_NEWDIR_PUTS + BIT(VFSB_NEWDIR_BITS)];
 	u32 nr_puts;
 	struct work_struct put_work;
 	u64 acked;			/* every seq up to here is durable */
@@ -109,7 +115,8 @@ struct vfsb_intent {
 };
 
 static void vfsb_newdir_put_fn(struct work_struct *work);
-static void vfsb_newdir_release(struct vfsb_intent *in);
+static void vfsb_newdir_release(struct vfsb_intent *in, bool all);
+static void vfsb_newdir_kick(struct vfsb_intent *in);
 
 struct vfsb_intent *vfsb_intent_alloc(const struct vfsb_subscribe *sub,
 				      struct vfsb_ring *ring)
@@ -173,7 +180,7 @@ void vfsb_intent_close(struct vfsb_intent *in)
 	in->ring = NULL;
 	spin_unlock_irqrestore(&in->lock, flags);
 	wake_up_all(&in->wq);
-	vfsb_newdir_release(in);
+	vfsb_newdir_release(in, true);
 	vfsb_intent_put(in);
 }
 
@@ -209,7 +216,7 @@ u64 vfsb_intent_next_epoch(struct vfsb_intent *in)
 	spin_unlock_irqrestore(&in->lock, flags);
 	/* what the epoch's mkdirs made counts no more: let it go */
 	if (in->new_dirs)
-		vfsb_newdir_release(in);
+		vfsb_newdir_release(in, false);
 	return closed;
 }
 
@@ -390,7 +397,7 @@ static bool vfsb_newdir_settle(struct vfsb_intent *in, struct vfsb_newdir *nd)
 {
 	struct vfsb_ikey k;
 
-	if (in->nr_puts == ARRAY_SIZE(in->puts))
+	if (in->nr_puts >= VFSB_NEWDIR_PUTS)
 		return false;
 	if (!in->dead && vfsb_newdir_clock_ok(in) &&
 	    !vfsb_newdir_key(in, nd, &k) && !vfsb_iset_find(in, &k))
@@ -427,54 +434,84 @@ void vfsb_intent_mkdir_begin(struct vfsb_intent *in,
 	}
 	e = vfsb_iset_find(in, parent);
 	if (!in->dead && current->tgid != in->tgid && e &&
-	    e->seq <= in->acked && vfsb_newdir_clock_ok(in)) {
+	    e->seq <= in->acked && vfsb_newdir_clock_ok(in) &&
+	    atomic_inc_not_zero(&dentry->d_sb->s_active)) {
 		nd->dentry = dget(dentry);
 		nd->epoch = in->epoch;
 	}
 out:
 	spin_unlock_irqrestore(&in->lock, flags);
 	if (put)
-		schedule_work(&in->put_work);
+		vfsb_newdir_kick(in);
 }
 
-/* The references handed over: dropped where dput() may sleep. */
+/*
+ * The put work, queued on the module's workqueue (which its exit
+ * drains), with a reference to the intent that it drops when done.
+ */
+static void vfsb_newdir_kick(struct vfsb_intent *in)
+{
+	refcount_inc(&in->ref);
+	if (!queue_work(vfsb_wq, &in->put_work))
+		vfsb_intent_put(in);	/* queued already, with its own */
+}
+
+/* The references handed over, one at a time: each may sleep. */
 static void vfsb_newdir_put_fn(struct work_struct *work)
 {
 	struct vfsb_intent *in = container_of(work, struct vfsb_intent,
 					      put_work);
-	struct dentry *puts[VFSB_NEWDIR_PUTS];
+	struct super_block *sb;
+	struct dentry *d;
 	unsigned long flags;
-	u32 i, n;
 
-	spin_lock_irqsave(&in->lock, flags);
-	n = in->nr_puts;
-	memcpy(puts, in->puts, n * sizeof(*puts));
-	in->nr_puts = 0;
-	spin_unlock_irqrestore(&in->lock, flags);
-	for (i = 0; i < n; i++)
-		dput(puts[i]);
+	for (;;) {
+		spin_lock_irqsave(&in->lock, flags);
+		d = in->nr_puts ? in->puts[--in->nr_puts] : NULL;
+		spin_unlock_irqrestore(&in->lock, flags);
+		if (!d)
+			break;
+		sb = d->d_sb;
+		dput(d);
+		deactivate_super(sb);
+	}
+	vfsb_intent_put(in);
 }
 
 /*
- * Every slot's reference dropped: at a new epoch, whose changes none
- * may count as acked; at the subscriber's close, when no emitter sees
- * it any more, after the put work. Process context.
+ * The slots' references handed to the put work: at a new epoch, whose
+ * changes none may count as acked, what there is room for (a slot left
+ * belongs to an older epoch, which nothing matches, and goes at the
+ * next mkdir, epoch or close); at the subscriber's close, when no
+ * emitter sees it any more, every one (all: the put work is waited for
+ * while there is no room, only then). A checkpoint never waits for
+ * them: the puts of a frozen filesystem wait for its thaw.
  */
-static void vfsb_newdir_release(struct vfsb_intent *in)
+static void vfsb_newdir_release(struct vfsb_intent *in, bool all)
 {
-	struct dentry *d;
 	unsigned long flags;
+	bool left;
 	u32 i;
 
-	flush_work(&in->put_work);
-	for (i = 0; i < ARRAY_SIZE(in->newdir); i++) {
+	do {
+		left = false;
 		spin_lock_irqsave(&in->lock, flags);
-		d = in->newdir[i].dentry;
-		in->newdir[i].dentry = NULL;
+		for (i = 0; i < ARRAY_SIZE(in->newdir); i++) {
+			if (!in->newdir[i].dentry)
+				continue;
+			if (in->nr_puts == ARRAY_SIZE(in->puts)) {
+				left = true;
+				break;
+			}
+			in->puts[in->nr_puts++] = in->newdir[i].dentry;
+			in->newdir[i].dentry = NULL;
+		}
 		spin_unlock_irqrestore(&in->lock, flags);
-		dput(d);
-	}
-	vfsb_newdir_put_fn(&in->put_work);
+		if (READ_ONCE(in->nr_puts))
+			vfsb_newdir_kick(in);
+		if (left && all)
+			flush_work(&in->put_work);
+	} while (left && all);
 }
 
 static void vfsb_req_add(struct vfsb_intent_req *req, struct vfsb_intent *in,

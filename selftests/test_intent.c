@@ -1964,6 +1964,35 @@ TEST(changes_inside_a_new_directory_wait_for_nothing)
 }
 
 /*
+ * A new directory's slot holds a reference to its dentry (intent.c),
+ * and so to its superblock: unmounted meanwhile (lazily, the only
+ * mount), the filesystem must not shut down under it ("Dentry still in
+ * use", then a use after free at the slot's release: the guest's
+ * console check fails the run), but when the slot lets go, at the next
+ * epoch.
+ */
+TEST(a_new_directory_keeps_its_filesystem_until_the_next_epoch)
+{
+	__u64 closed;
+	int dev;
+
+	ASSERT_EQ(0, setup(&dev, VFSB_SUB_NEW_DIRS | VFSB_SUB_COALESCE,
+			   LONG_MS));
+	ASSERT_EQ(0, acked_change(dev, op_create, DIR_T "/d/a"));
+	ASSERT_EQ(0, unwaited_change(dev, op_mkdir, DIR_T "/d/n"));
+	ASSERT_EQ(0, umount2(DIR_T, MNT_DETACH));
+	EXPECT_EQ(0, vfsb_checkpoint(dev, 10000, &closed));
+	close(dev);
+	/* the same again: its put work after the close */
+	ASSERT_EQ(0, setup(&dev, VFSB_SUB_NEW_DIRS | VFSB_SUB_COALESCE,
+			   LONG_MS));
+	ASSERT_EQ(0, acked_change(dev, op_create, DIR_T "/d/a"));
+	ASSERT_EQ(0, unwaited_change(dev, op_mkdir, DIR_T "/d/n"));
+	ASSERT_EQ(0, umount2(DIR_T, MNT_DETACH));
+	close(dev);
+}
+
+/*
  * Sets CLOCK_REALTIME by delta_s seconds; 0 or -errno. What a test set
  * back it sets forward again: the guest's clock is the console's.
  */
