@@ -483,9 +483,11 @@ static void vfsb_newdir_put_fn(struct work_struct *work)
  * changes none may count as acked, what there is room for (a slot left
  * belongs to an older epoch, which nothing matches, and goes at the
  * next mkdir, epoch or close); at the subscriber's close, when no
- * emitter sees it any more, every one (all: the put work is waited for
- * while there is no room, only then). A checkpoint never waits for
- * them: the puts of a frozen filesystem wait for its thaw.
+ * emitter sees it any more, every one, and the put work waited for:
+ * once the journal is closed, its filesystems are held no more (an
+ * unmount then a mkfs of the device must find it free). A checkpoint
+ * never waits for them: the puts of a frozen filesystem wait for its
+ * thaw.
  */
 static void vfsb_newdir_release(struct vfsb_intent *in, bool all)
 {
@@ -509,7 +511,7 @@ static void vfsb_newdir_release(struct vfsb_intent *in, bool all)
 		spin_unlock_irqrestore(&in->lock, flags);
 		if (READ_ONCE(in->nr_puts))
 			vfsb_newdir_kick(in);
-		if (left && all)
+		if (all)
 			flush_work(&in->put_work);
 	} while (left && all);
 }
