@@ -265,6 +265,28 @@ static const char *const mode_names[] = { "mixed", "hardlink", "tmpfile",
 					  "mirror", "newdirs" };
 static enum mode mode;
 
+/* A file written in directory d: d/f, or d/s/f (s made if need be). */
+static void write_inside(const char *d, unsigned int *seed, const char *buf,
+			 size_t len)
+{
+	char f[PATH_MAX + 8];
+	int fd;
+
+	if (rand_r(seed) % 2) {
+		snprintf(f, sizeof(f), "%s/s", d);
+		mkdir(f, 0755);
+		snprintf(f, sizeof(f), "%s/s/f", d);
+	} else {
+		snprintf(f, sizeof(f), "%s/f", d);
+	}
+	fd = open(f, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		if (write(fd, buf, len) < 0)
+			len = 0;
+		close(fd);
+	}
+}
+
 /*
  * A directory made, then written in, over and over: d<nn>/t<id>_<j>
  * (four names a worker reuses), its file f or s/f. Now and then the
@@ -279,8 +301,8 @@ static enum mode mode;
 static void new_dir_op(const char *dir, unsigned int *seed, int id,
 		       long *made, const char *buf, size_t len)
 {
-	char d[PATH_MAX], old[PATH_MAX], f[PATH_MAX + 8];
-	int n = rand_r(seed) % NDIRS, fd;
+	char d[PATH_MAX], old[PATH_MAX];
+	int n = rand_r(seed) % NDIRS;
 
 	snprintf(d, sizeof(d), "%s/d%02d/t%d_%d", dir, n, id,
 		 rand_r(seed) % 4);
@@ -290,19 +312,7 @@ static void new_dir_op(const char *dir, unsigned int *seed, int id,
 		if (!rename(d, old))
 			mkdir(d, 0755);
 	}
-	if (rand_r(seed) % 2) {
-		snprintf(f, sizeof(f), "%s/s", d);
-		mkdir(f, 0755);
-		snprintf(f, sizeof(f), "%s/s/f", d);
-	} else {
-		snprintf(f, sizeof(f), "%s/f", d);
-	}
-	fd = open(f, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		if (write(fd, buf, len) < 0)
-			len = 0;
-		close(fd);
-	}
+	write_inside(d, seed, buf, len);
 }
 
 /*
@@ -323,11 +333,10 @@ static void newdirs_op(const char *dir, unsigned int *seed, int id,
 	static int nrecent;
 	static struct timespec since;
 	static unsigned int tag;
-	char d[PATH_MAX], f[PATH_MAX + 8], buf[256];
+	char d[PATH_MAX], buf[256];
 	size_t len = 1 + rand_r(seed) % sizeof(buf);
 	struct timespec now;
 	long k;
-	int fd;
 
 	if (!tag)
 		tag = 1 + *seed % 1000000;
@@ -358,19 +367,7 @@ static void newdirs_op(const char *dir, unsigned int *seed, int id,
 	snprintf(d, sizeof(d), "%s/d%02ld/u%u_%d_%ld", dir, k % 2, tag, id,
 		 k);
 	mkdir(d, 0755);
-	if (rand_r(seed) % 2) {
-		snprintf(f, sizeof(f), "%s/s", d);
-		mkdir(f, 0755);
-		snprintf(f, sizeof(f), "%s/s/f", d);
-	} else {
-		snprintf(f, sizeof(f), "%s/f", d);
-	}
-	fd = open(f, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		if (write(fd, buf, len) < 0)
-			len = 0;
-		close(fd);
-	}
+	write_inside(d, seed, buf, len);
 }
 
 /* One random change in dir. */
