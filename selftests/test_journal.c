@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -551,15 +552,29 @@ TEST(unsupervised_mount_is_a_gap)
 }
 
 /*
- * A directory made in an acked one waits for nothing (VFSB_SUB_NEW_DIRS),
- * nor does what is made inside it: only records name it, which a crash
+ * A directory made in an acked one (or an older one changed there: a
+ * chmod) counts as acked (VFSB_SUB_NEW_DIRS): what is made inside it
+ * waits for nothing, and only records name it, which a crash
  * before the daemon stores them loses. The recovery must name it to be
  * read whole: a consumer may have read it (empty) before the crash, and
  * its parent's entries alone would not lead that consumer back into
  * it. Here the daemon holds its commits back and is killed, then
  * started as in a new boot (its id bound over BOOT_ID, the ext4
- * mounted again: nothing was lost from the disk, a harder case).
+ * mounted again: nothing was lost from the disk, a harder case). The
+ * clock is set forward past the recovery's margin once the older
+ * directories are made.
  */
+/* Sets CLOCK_REALTIME forward by s seconds: 0 or -errno. */
+static int clock_forward(int s)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts))
+		return -errno;
+	ts.tv_sec += s;
+	return clock_settime(CLOCK_REALTIME, &ts) ? -errno : 0;
+}
+
 TEST(new_directory_a_crash_left_unstored_is_read_whole)
 {
 	const char *dev = getenv("VFSB_SCRATCH_DEV");
@@ -570,7 +585,10 @@ TEST(new_directory_a_crash_left_unstored_is_read_whole)
 		SKIP(return, "no ext4 scratch device");
 	ASSERT_EQ(0, mount_tmpfs(DIR_J));
 	ASSERT_EQ(0, mkdir(DIR_X "/p", 0755));
-	ASSERT_EQ(0, mkdir(DIR_X "/old", 0755));
+	ASSERT_EQ(0, mkdir(DIR_X "/p/c", 0755));
+	ASSERT_EQ(0, mkdir(DIR_X "/p/s", 0755));
+	/* those older than the recovery's margin (10 s) by the clock */
+	ASSERT_EQ(0, clock_forward(30));
 	watched = DIR_X;
 	ASSERT_EQ(0, daemon_start(&d, JOURNAL, "--commit-delay=60s"));
 	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
@@ -579,6 +597,9 @@ TEST(new_directory_a_crash_left_unstored_is_read_whole)
 	ASSERT_EQ(0, mkdir(DIR_X "/p/n", 0755));
 	ASSERT_EQ(0, mkdir(DIR_X "/p/n/m", 0755));
 	ASSERT_EQ(0, put_file(DIR_X "/p/n/m/f", "2"));
+	/* older, chmod()ed in the epoch: what is made inside waits not */
+	ASSERT_EQ(0, chmod(DIR_X "/p/c", 0700));
+	ASSERT_EQ(0, put_file(DIR_X "/p/c/g", "3"));
 	EXPECT_EQ(128 + SIGKILL, daemon_stop(&d, SIGKILL));
 
 	/* the next boot: its id, and the ext4 mounted again by it */
@@ -592,8 +613,9 @@ TEST(new_directory_a_crash_left_unstored_is_read_whole)
 	TH_LOG("after the crash:\n%s", out);
 	EXPECT_TRUE(listed(DIR_X "/p"));
 	EXPECT_NE(NULL, strstr(out, "moved " DIR_X "/p/n\n"));
-	/* made before the epoch: not new, not named */
-	EXPECT_EQ(NULL, strstr(out, DIR_X "/old"));
+	EXPECT_NE(NULL, strstr(out, "moved " DIR_X "/p/c\n"));
+	/* made before the epoch, left alone: not named */
+	EXPECT_EQ(NULL, strstr(out, DIR_X "/p/s"));
 	EXPECT_EQ(NULL, strstr(out, "rescan"));
 	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
 	watched = DIR_W;

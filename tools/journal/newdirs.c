@@ -66,28 +66,31 @@ static int add(struct scan *sc, int64_t epoch, int64_t fs, const void *h,
 }
 
 /*
- * What name in dfd is: 0, no directory born since the floor (or gone
- * since: its parent says so); 1, a directory born since, or with no
- * birth time, or a mount point (whose birth time is the mounted root's);
- * -1, not to be told (its parent is then read whole).
+ * What name in dfd is: 0, no directory changed since the floor (or gone
+ * since: its parent says so); 1, a directory whose inode changed since
+ * (its ctime: made, moved, its attributes set; or its birth time), or
+ * with no ctime told, or a mount point (whose times are the mounted
+ * root's); -1, not to be told (its parent is then read whole).
  */
 static int new_dir(const struct scan *sc, int dfd, const char *name)
 {
 	struct statx sx;
 
 	if (statx(dfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
-		  STATX_TYPE | STATX_BTIME, &sx))
+		  STATX_TYPE | STATX_CTIME | STATX_BTIME, &sx))
 		return errno == ENOENT ? 0 : -1;
 	if (!S_ISDIR(sx.stx_mode))
 		return 0;
 	if (sx.stx_attributes_mask & sx.stx_attributes & STATX_ATTR_MOUNT_ROOT)
 		return 1;
-	return !(sx.stx_mask & STATX_BTIME) ||
-	       sx.stx_btime.tv_sec >= sc->floor;
+	return !(sx.stx_mask & STATX_CTIME) ||
+	       sx.stx_ctime.tv_sec >= sc->floor ||
+	       ((sx.stx_mask & STATX_BTIME) &&
+		sx.stx_btime.tv_sec >= sc->floor);
 }
 
 /*
- * The directory h of an open epoch: each of its subdirectories born
+ * The directory h of an open epoch: each of its subdirectories changed
  * since the floor, a moved entry; the directory itself when it cannot
  * be read (whole, then).
  */

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * New directories (newdirs.c). With VFSB_SUB_NEW_DIRS a directory made
- * in an epoch by a mkdir that waited for nothing counts as acked there:
- * the changes inside it go on at once, and only the records the daemon
- * stores name them. A crash before the epoch closes can lose those
- * records; what stays is the durable intent of the directory the mkdir
- * was made in. So the recovery reads each directory of the epochs left
- * open, and each subdirectory of it born since those epochs began (or
- * with no birth time to tell) becomes a moved entry: read it whole. The
- * time they began is the floor, saved in the journal as each checkpoint
- * closes an epoch, measured before it opened the next one, less a
- * margin.
+ * New directories (newdirs.c). With VFSB_SUB_NEW_DIRS a directory whose
+ * inode changed in an epoch (made, moved, its attributes set: its
+ * ctime) under a directory whose intent is acked there counts as acked
+ * too: the changes inside it go on at once, and only the records the
+ * daemon stores name them. A crash before the epoch closes can lose
+ * those records; what stays is the durable intent of its parent. So the
+ * recovery reads each directory of the epochs left open, and each
+ * subdirectory of it whose ctime or birth time comes since those epochs
+ * began becomes a moved entry: read it whole. The time they began is
+ * the floor, saved in the journal as each checkpoint closes an epoch,
+ * measured before it opened the next one, less a margin.
  */
 #ifndef VBJD_NEWDIRS_H
 #define VBJD_NEWDIRS_H
@@ -21,7 +21,7 @@
 #include "store.h"
 
 /* seconds taken off the clock's reading, for the coarse clock and the
- * filesystems that keep birth times in whole seconds */
+ * filesystems that keep times in whole seconds */
 #define VBJD_NEWDIRS_MARGIN_S	10
 
 /*
