@@ -93,6 +93,17 @@
 	exportfs_encode_inode_fh(inode, fid, max_len, NULL)
 #endif
 
+/*
+ * An inode's ctime: inode_get_ctime() from 6.6 (and Debian's 6.1.y, by
+ * a stable backport), which 6.11's multigrain timestamps and 7.x's
+ * split fields need; i_ctime before.
+ */
+#ifdef VFSB_HAVE_INODE_GET_CTIME
+#define vfsb_inode_ctime(inode) inode_get_ctime(inode)
+#else
+#define vfsb_inode_ctime(inode) ((inode)->i_ctime)
+#endif
+
 /* Inode operations' first argument: an idmap from 6.3, a userns before. */
 #ifdef VFSB_HAVE_MNT_IDMAP
 #define VFSB_IDMAP struct mnt_idmap

@@ -417,6 +417,30 @@ static bool vfsb_announce_merged(struct vfsb_sb *vsb, struct super_block *sb,
 }
 
 /*
+ * Whether sb's inodes take their ctime from the kernel's realtime clock
+ * as a change runs, which a journal's recovery reads (statx()) to find
+ * the directories changed in an epoch (intent.c, new directories):
+ * ext4, XFS, btrfs and tmpfs, by current_time() (6.1: a new inode,
+ * fs/ext4/ialloc.c 1267, fs/xfs/xfs_inode.c 849, fs/btrfs/inode.c
+ * 6646-6648, mm/shmem.c 2368; a rename's moved inode, fs/ext4/namei.c
+ * 3995, fs/btrfs/inode.c 9311 and 9447, mm/shmem.c 3141, XFS through
+ * xfs_trans_ichgtime(); an attribute change, notify_change(), fs/attr.c
+ * 419-421). Not FUSE (its server says), vfat or exfat (local time), nor
+ * what was not checked.
+ */
+bool vfsb_ctime_by_clock(const struct super_block *sb)
+{
+	static const char *const names[] = { "ext4", "xfs", "btrfs",
+					      "tmpfs" };
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(sb->s_type->name, names[i]))
+			return true;
+	return false;
+}
+
+/*
  * Whether open(O_CREAT) of a name in dir that the dcache does not know
  * is to be deferred until the name is looked up (intent.c,
  * vfsb_intent_defer_create()): when an intent subscriber watches dir's
@@ -428,7 +452,7 @@ static bool vfsb_announce_merged(struct vfsb_sb *vsb, struct super_block *sb,
  * is a second system call and lookup for each new name (an untar's
  * every file). Any context.
  */
-bool vfsb_create_may_defer(struct inode *dir)
+bool vfsb_create_may_defer(struct inode *dir, struct dentry *dentry)
 {
 	struct super_block *sb = dir->i_sb;
 	struct vfsb_sub_link *l;
@@ -444,67 +468,14 @@ bool vfsb_create_may_defer(struct inode *dir)
 		l = vfsb_sole_journal(vsb);
 		if (l) {
 			k = vfsb_entries_key(sb, dir);
-			ret = !vfsb_intent_acked(l->intent, &k);
+			ret = !vfsb_intent_acked(l->intent, &k,
+						 READ_ONCE(dentry->d_parent));
 		} else {
 			ret = vfsb_vsb_has_intent(vsb);
 		}
 	}
 	rcu_read_unlock();
 	return ret;
-}
-
-/* vsb's intent subscriber (one at most: ring.c), or NULL. Under RCU. */
-static struct vfsb_intent *vfsb_vsb_intent(struct vfsb_sb *vsb)
-{
-	struct vfsb_sub_link *l;
-
-	list_for_each_entry_rcu(l, &vsb->subs, node)
-		if (l->intent)
-			return l->intent;
-	return NULL;
-}
-
-/*
- * Whether the birth time sb gives a new directory is the kernel's
- * realtime clock as the mkdir ran, which the journal's recovery reads
- * (statx() STATX_BTIME): ext4 (6.1 fs/ext4/ialloc.c 1268), XFS
- * (fs/xfs/xfs_inode.c 857), btrfs (fs/btrfs/inode.c 6649), and tmpfs,
- * which no crash leaves anything of. Not FUSE (its server says), vfat
- * or exfat (local time), nor what was not checked.
- */
-static bool vfsb_births_by_clock(const struct super_block *sb)
-{
-	static const char *const names[] = { "ext4", "xfs", "btrfs",
-					      "tmpfs" };
-	u32 i;
-
-	for (i = 0; i < ARRAY_SIZE(names); i++)
-		if (!strcmp(sb->s_type->name, names[i]))
-			return true;
-	return false;
-}
-
-/*
- * A mkdir of dentry in dir, about to be announced (intent.c,
- * vfsb_intent_mkdir_begin()). Any context.
- */
-void vfsb_mkdir_begin(struct inode *dir, struct dentry *dentry)
-{
-	struct super_block *sb = dir->i_sb;
-	struct vfsb_intent *in;
-	struct vfsb_sb *vsb;
-	struct vfsb_ikey k;
-
-	if (!vfsb_sb_maybe_tracked(sb) || !vfsb_births_by_clock(sb))
-		return;
-	rcu_read_lock();
-	vsb = vfsb_tracking_lookup_rcu(sb);
-	in = vsb ? vfsb_vsb_intent(vsb) : NULL;
-	if (in) {
-		k = vfsb_entries_key(sb, dir);
-		vfsb_intent_mkdir_begin(in, &k, dentry);
-	}
-	rcu_read_unlock();
 }
 
 /*
@@ -529,6 +500,10 @@ void vfsb_announce(struct super_block *sb, const struct vfsb_event *ev,
 	if (!vsb || list_empty(&vsb->subs) ||
 	    vfsb_announce_merged(vsb, sb, ev, fenced, req))
 		goto out;
+	/* the changed entry's directory (intent.c, new directories) */
+	if (req)
+		req->dir = ev->dir_dentry ?:
+			   ev->dentry ? READ_ONCE(ev->dentry->d_parent) : NULL;
 	rec = (void *)get_cpu_ptr(&vfsb_rec_buf);
 	vfsb_build(vsb, sb, ev, rec, &key);
 	if (!fenced)

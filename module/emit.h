@@ -18,6 +18,7 @@ struct vfsb_event {
 	struct inode *dir;		/* parent directory, or NULL: derive */
 	const struct qstr *name;	/* a name its caller keeps stable */
 	struct dentry *dentry;		/* the object's dentry (parent, name) */
+	struct dentry *dir_dentry;	/* dir's, when its hook knows it */
 	bool name_of_dentry;		/* name: dentry's, copied under d_lock */
 	struct inode *inode;		/* the object, or NULL (not yet) */
 	u64 cookie;
@@ -31,7 +32,7 @@ void vfsb_emit_rescan(struct vfsb_sb *vsb, u32 why);
 void vfsb_emit_unmount(struct vfsb_sb *vsb);
 u64 vfsb_next_cookie(void);
 bool vfsb_sb_has_intent(struct super_block *sb);
-bool vfsb_create_may_defer(struct inode *dir);
-void vfsb_mkdir_begin(struct inode *dir, struct dentry *dentry);
+bool vfsb_create_may_defer(struct inode *dir, struct dentry *dentry);
+bool vfsb_ctime_by_clock(const struct super_block *sb);
 
 #endif /* VFSB_EMIT_H */

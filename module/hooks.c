@@ -491,11 +491,12 @@ static noinline void vfsb_create_change(struct ftrace_regs *fregs)
 	struct vfsb_intent_req req = { };
 	struct vfsb_event ev = {
 		.reasons = VFSB_R_CREATE, .dir = dir, .name = &dentry->d_name,
+		.dir_dentry = dentry->d_parent,
 	};
 
 	/* open(O_CREAT) of a name not looked up yet: intent.c */
 	if (d_in_lookup(dentry) && vfsb_hook_may_move() &&
-	    vfsb_create_may_defer(dir) &&
+	    vfsb_create_may_defer(dir, dentry) &&
 	    vfsb_intent_defer_create(dir, &dentry->d_name)) {
 		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_deny_restart);
 		return;
@@ -511,11 +512,9 @@ static noinline void vfsb_mkdir_change(struct ftrace_regs *fregs)
 	struct vfsb_intent_req req = { };
 	struct vfsb_event ev = {
 		.reasons = VFSB_R_CREATE, .flags = VFSB_RECF_DIR, .dir = dir,
-		.name = &dentry->d_name,
+		.name = &dentry->d_name, .dir_dentry = dentry->d_parent,
 	};
 
-	/* before the announcement: that the epoch was this one (intent.c) */
-	vfsb_mkdir_begin(dir, dentry);
 	vfsb_announce_change(dir->i_sb, &ev, true, &req);
 	vfsb_settle_ns(fregs, &req, dentry);
 }
@@ -529,7 +528,7 @@ static noinline void vfsb_link_change(struct ftrace_regs *fregs)
 	struct vfsb_intent_req req = { };
 	struct vfsb_event ev = {
 		.reasons = VFSB_R_HARDLINK, .dir = dir, .name = &new->d_name,
-		.inode = d_inode(old),
+		.inode = d_inode(old), .dir_dentry = new->d_parent,
 	};
 
 	vfsb_announce_change(dir->i_sb, &ev, true, &req);
@@ -544,7 +543,7 @@ static noinline void vfsb_delete_change(struct ftrace_regs *fregs)
 	struct vfsb_intent_req req = { };
 	struct vfsb_event ev = {
 		.reasons = VFSB_R_DELETE, .dir = dir, .name = &dentry->d_name,
-		.inode = d_inode(dentry),
+		.inode = d_inode(dentry), .dir_dentry = dentry->d_parent,
 	};
 
 	vfsb_announce_change(dir->i_sb, &ev, true, &req);
@@ -567,12 +566,13 @@ static noinline void vfsb_rename_change(struct ftrace_regs *fregs)
 	from = (struct vfsb_event){
 		.reasons = VFSB_R_RENAME_FROM, .flags = xflag, .dir = ARG(0),
 		.name = &old->d_name, .inode = d_inode(old),
-		.cookie = vfsb_next_cookie(),
+		.cookie = vfsb_next_cookie(), .dir_dentry = old->d_parent,
 	};
 	to = from;
 	to.reasons = VFSB_R_RENAME_TO;
 	to.dir = ARG(2);
 	to.name = &new->d_name;
+	to.dir_dentry = new->d_parent;
 	/*
 	 * With RENAME_EXCHANGE the target moves too: both directions, each
 	 * record about the object that was under its name.
@@ -592,6 +592,7 @@ static noinline void vfsb_rename_change(struct ftrace_regs *fregs)
 			.reasons = VFSB_R_DELETE, .flags = VFSB_RECF_REPLACED,
 			.dir = to.dir, .name = &new->d_name,
 			.inode = d_inode(new), .cookie = from.cookie,
+			.dir_dentry = new->d_parent,
 		};
 
 		vfsb_announce_change(sb, &victim, true, &req);
@@ -600,7 +601,7 @@ static noinline void vfsb_rename_change(struct ftrace_regs *fregs)
 	if (flags & RENAME_WHITEOUT) {
 		struct vfsb_event wh = {
 			.reasons = VFSB_R_CREATE, .dir = from.dir,
-			.name = &old->d_name,
+			.name = &old->d_name, .dir_dentry = old->d_parent,
 		};
 
 		vfsb_announce_change(sb, &wh, true, &req);

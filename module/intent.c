@@ -41,10 +41,10 @@
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
-#include <linux/workqueue.h>
 #include <asm/syscall.h>
 #include <asm/unistd.h>
 
+#include "emit.h"
 #include "intent.h"
 #include "sections.h"
 #include "vfsb.h"
@@ -67,39 +67,13 @@ struct vfsb_iset_ent {
 	unsigned long born;	/* jiffies when its intent was sent */
 };
 
-/*
- * A mkdir on its way or done, announced while its parent's intent was
- * acked in epoch: one per task (a task makes one mkdir at a time), in a
- * slot from the task's hash, holding a reference to the dentry it made
- * or makes, so that the dentry is this mkdir's for as long as the slot
- * names it, and an active reference to its superblock, which must not
- * shut down under a dentry still held. Whether the mkdir made a
- * directory is read from the dentry later (vfsb_newdir_settle()). A
- * task that finds another's there takes the slot over. References are
- * dropped by a work item (vfsb_newdir_put_fn()), never by the hooks nor
- * by a checkpoint: a dput() may be the last and evict, and an evict or
- * a deactivate_super() may wait for a frozen filesystem.
- */
-#define VFSB_NEWDIR_BITS	6
-/* a mkdir takes one while fewer wait; a new epoch and close, any */
-#define VFSB_NEWDIR_PUTS	32
-
-struct vfsb_newdir {
-	struct dentry *dentry;
-	u64 epoch;
-};
-
 struct vfsb_intent {
 	refcount_t ref;			/* the subscriber + waiting changes */
 	spinlock_t lock;		/* everything below; then a ring's */
 	u64 epoch;
 	bool new_dirs;			/* VFSB_SUB_NEW_DIRS */
 	ktime_t real_offset;		/* realtime - monotonic at the epoch's start */
-	struct vfsb_newdir newdir[BIT(VFSB_NEWDIR_BITS)];
-	/* to drop: the new epoch's and close's fit beside a mkdir's */
-	struct dentry *puts[VFSB_NEWDIR_PUTS + BIT(VFSB_NEWDIR_BITS)];
-	u32 nr_puts;
-	struct work_struct put_work;
+	struct timespec64 real_start;	/* realtime at the epoch's start */
 	u64 acked;			/* every seq up to here is durable */
 	bool dead;			/* the subscriber closed */
 	bool fail_closed;
@@ -114,9 +88,7 @@ struct vfsb_intent {
 	struct mutex grow_lock;		/* one grower; not under lock */
 };
 
-static void vfsb_newdir_put_fn(struct work_struct *work);
-static void vfsb_newdir_release(struct vfsb_intent *in, bool all);
-static void vfsb_newdir_kick(struct vfsb_intent *in);
+static void vfsb_intent_clock_start(struct vfsb_intent *in);
 
 struct vfsb_intent *vfsb_intent_alloc(const struct vfsb_subscribe *sub,
 				      struct vfsb_ring *ring)
@@ -140,8 +112,7 @@ struct vfsb_intent *vfsb_intent_alloc(const struct vfsb_subscribe *sub,
 	in->fail_closed = sub->flags & VFSB_SUB_FAIL_CLOSED;
 	in->refuse = sub->flags & VFSB_SUB_REFUSE_UNWAITED;
 	in->new_dirs = sub->flags & VFSB_SUB_NEW_DIRS;
-	in->real_offset = ktime_mono_to_real(0);
-	INIT_WORK(&in->put_work, vfsb_newdir_put_fn);
+	vfsb_intent_clock_start(in);
 	in->timeout_ms = sub->intent_timeout_ms ?: VFSB_INTENT_TIMEOUT;
 	in->tgid = current->tgid;
 	in->ring = ring;
@@ -180,7 +151,6 @@ void vfsb_intent_close(struct vfsb_intent *in)
 	in->ring = NULL;
 	spin_unlock_irqrestore(&in->lock, flags);
 	wake_up_all(&in->wq);
-	vfsb_newdir_release(in, true);
 	vfsb_intent_put(in);
 }
 
@@ -212,11 +182,8 @@ u64 vfsb_intent_next_epoch(struct vfsb_intent *in)
 
 	spin_lock_irqsave(&in->lock, flags);
 	closed = in->epoch++;
-	in->real_offset = ktime_mono_to_real(0);
+	vfsb_intent_clock_start(in);
 	spin_unlock_irqrestore(&in->lock, flags);
-	/* what the epoch's mkdirs made counts no more: let it go */
-	if (in->new_dirs)
-		vfsb_newdir_release(in, false);
 	return closed;
 }
 
@@ -317,21 +284,33 @@ static void vfsb_iset_grow(struct vfsb_intent *in)
 }
 
 /*
- * New directories (VFSB_SUB_NEW_DIRS). A directory made in an epoch by a
- * mkdir that waited for nothing there, its parent's intent durable in
- * the epoch, is entered in the epoch's set as acked when a change
- * inside it is announced (or when its task's next mkdir is): those
- * changes go on at once, as records. A journal that stores every
- * record's directory before it closes the epoch has it then; if the
- * machine stops first, the parent's durable intent leads its recovery
- * to it, by the directory's birth time, which the filesystem takes from
- * the realtime clock while the mkdir runs. So nothing is entered once
+ * New and freshly changed directories (VFSB_SUB_NEW_DIRS). A change in
+ * directory D whose key is not in the epoch's set goes on at once, and
+ * D is entered acked, when D's parent is acked in the epoch and D's
+ * inode changed since the epoch began (its ctime): a mkdir made it, a
+ * rename moved it, its attributes changed. A journal that stores every
+ * record's directory before it closes the epoch has D then; if the
+ * machine stops first, the parent's durable entry leads its recovery
+ * to D, which reads every subdirectory of the open epochs' directories
+ * changed (ctime or birth time) since they began, whole. D renamed away
+ * meanwhile is under a directory whose own intent made the rename wait
+ * (a directory's rename is keyed by it as well), durable in an epoch
+ * still open, which the recovery reads the same way. Nothing is held
+ * between the changes: the ctime is read where the change is announced.
+ *
+ * The ctime comes from the realtime clock, so nothing is entered once
  * that clock has gone back more than VFSB_NEWDIR_CLOCK_SLACK (a leap
  * second) from where it was, against the monotonic clock, when the
- * epoch began: the directory's birth time could then come before the
- * epoch's start.
+ * epoch began: a ctime could then come before the epoch's start.
  */
 #define VFSB_NEWDIR_CLOCK_SLACK	NSEC_PER_SEC
+
+/* The epoch begins now, by both clocks. Under in->lock, or before use. */
+static void vfsb_intent_clock_start(struct vfsb_intent *in)
+{
+	in->real_offset = ktime_mono_to_real(0);
+	in->real_start = ktime_to_timespec64(ktime_get_real());
+}
 
 /* Under in->lock. */
 static bool vfsb_newdir_clock_ok(const struct vfsb_intent *in)
@@ -340,180 +319,53 @@ static bool vfsb_newdir_clock_ok(const struct vfsb_intent *in)
 	       ktime_sub_ns(in->real_offset, VFSB_NEWDIR_CLOCK_SLACK);
 }
 
-/*
- * The set's key of what nd's mkdir made in this epoch, if it made a
- * directory: 0 and *k, else -ENOENT. Under in->lock. The reference the
- * slot holds keeps the dentry positive once it is (a removal unhashes
- * a dentry others hold instead of making it negative), and only a
- * mkdir makes a negative dentry of a local filesystem a directory: the
- * one noted, or a later one of the same name in the same epoch, also
- * announced with its parent's intent durable.
- */
-static int vfsb_newdir_key(const struct vfsb_intent *in,
-			   const struct vfsb_newdir *nd, struct vfsb_ikey *k)
+static struct vfsb_ikey vfsb_dir_ikey(const struct inode *inode)
 {
-	struct inode *inode;
-
-	if (!nd->dentry || nd->epoch != in->epoch)
-		return -ENOENT;
-	inode = d_inode_rcu(nd->dentry);
-	if (!inode || !S_ISDIR(inode->i_mode))
-		return -ENOENT;
-	*k = (struct vfsb_ikey){
+	return (struct vfsb_ikey){
 		.dev = new_encode_dev(inode->i_sb->s_dev), .ino = inode->i_ino,
 		.gen = inode->i_generation, .kind = VFSB_IKEY_ENTRIES,
 	};
-	return 0;
 }
 
 /*
- * Whether k, not in the set, is a new directory of the epoch: then it
- * is entered, acked. Under in->lock.
+ * Whether k, not in the set, is the key of dir (the change's directory,
+ * from its dentry: RCU keeps it and its parent) and dir changed in this
+ * epoch under a parent acked in it: then k is entered, acked. Under
+ * in->lock, in an RCU read-side section.
  */
-static bool vfsb_newdir_find(struct vfsb_intent *in, const struct vfsb_ikey *k)
+static bool vfsb_newdir_find(struct vfsb_intent *in, const struct vfsb_ikey *k,
+			     struct dentry *dir)
 {
-	struct vfsb_ikey nk;
-	u32 i;
+	struct vfsb_iset_ent *e;
+	struct vfsb_ikey pk;
+	struct dentry *parent;
+	struct inode *inode, *pinode;
+	struct timespec64 ct;
 
-	if (!in->new_dirs || k->kind != VFSB_IKEY_ENTRIES || in->dead ||
+	if (!in->new_dirs || !dir || k->kind != VFSB_IKEY_ENTRIES ||
+	    in->dead)
+		return false;
+	inode = d_inode_rcu(dir);
+	if (!inode || !S_ISDIR(inode->i_mode) ||
+	    !vfsb_ctime_by_clock(inode->i_sb))
+		return false;
+	pk = vfsb_dir_ikey(inode);
+	if (memcmp(&pk, k, sizeof(pk)))
+		return false;
+	ct = vfsb_inode_ctime(inode);
+	if (timespec64_compare(&ct, &in->real_start) < 0 ||
 	    !vfsb_newdir_clock_ok(in))
 		return false;
-	for (i = 0; i < ARRAY_SIZE(in->newdir); i++) {
-		if (vfsb_newdir_key(in, &in->newdir[i], &nk) ||
-		    memcmp(&nk, k, sizeof(nk)))
-			continue;
-		vfsb_iset_insert(in, k, 0);
-		return true;
-	}
-	return false;
-}
-
-/*
- * nd's directory, if its mkdir made one in this epoch, entered acked;
- * nd's reference then handed to the put work. False when there is no
- * room for it there (nd is left as it is). Under in->lock.
- */
-static bool vfsb_newdir_settle(struct vfsb_intent *in, struct vfsb_newdir *nd)
-{
-	struct vfsb_ikey k;
-
-	if (in->nr_puts >= VFSB_NEWDIR_PUTS)
+	parent = READ_ONCE(dir->d_parent);
+	pinode = parent && parent != dir ? d_inode_rcu(parent) : NULL;
+	if (!pinode)
 		return false;
-	if (!in->dead && vfsb_newdir_clock_ok(in) &&
-	    !vfsb_newdir_key(in, nd, &k) && !vfsb_iset_find(in, &k))
-		vfsb_iset_insert(in, &k, 0);
-	in->puts[in->nr_puts++] = nd->dentry;
-	nd->dentry = NULL;
+	pk = vfsb_dir_ikey(pinode);
+	e = vfsb_iset_find(in, &pk);
+	if (!e || e->seq > in->acked)
+		return false;
+	vfsb_iset_insert(in, k, 0);
 	return true;
-}
-
-/*
- * The mkdir of dentry in the directory keyed parent is about to be
- * announced; dentry is referenced by the caller. Noted when the
- * parent's intent is acked in the epoch: the mkdir will wait for
- * nothing, and its record is in this epoch unless the epoch ends
- * first, which the slot's epoch then says. Any context.
- */
-void vfsb_intent_mkdir_begin(struct vfsb_intent *in,
-			     const struct vfsb_ikey *parent,
-			     struct dentry *dentry)
-{
-	struct vfsb_newdir *nd;
-	struct vfsb_iset_ent *e;
-	unsigned long flags;
-	bool put = false;
-
-	if (!in->new_dirs)
-		return;
-	spin_lock_irqsave(&in->lock, flags);
-	nd = &in->newdir[hash_ptr(current, VFSB_NEWDIR_BITS)];
-	if (nd->dentry) {
-		if (!vfsb_newdir_settle(in, nd))
-			goto out;	/* this mkdir's directory will wait */
-		put = true;
-	}
-	e = vfsb_iset_find(in, parent);
-	if (!in->dead && current->tgid != in->tgid && e &&
-	    e->seq <= in->acked && vfsb_newdir_clock_ok(in) &&
-	    atomic_inc_not_zero(&dentry->d_sb->s_active)) {
-		nd->dentry = dget(dentry);
-		nd->epoch = in->epoch;
-	}
-out:
-	spin_unlock_irqrestore(&in->lock, flags);
-	if (put)
-		vfsb_newdir_kick(in);
-}
-
-/*
- * The put work, queued on the module's workqueue (which its exit
- * drains), with a reference to the intent that it drops when done.
- */
-static void vfsb_newdir_kick(struct vfsb_intent *in)
-{
-	refcount_inc(&in->ref);
-	if (!queue_work(vfsb_wq, &in->put_work))
-		vfsb_intent_put(in);	/* queued already, with its own */
-}
-
-/* The references handed over, one at a time: each may sleep. */
-static void vfsb_newdir_put_fn(struct work_struct *work)
-{
-	struct vfsb_intent *in = container_of(work, struct vfsb_intent,
-					      put_work);
-	struct super_block *sb;
-	struct dentry *d;
-	unsigned long flags;
-
-	for (;;) {
-		spin_lock_irqsave(&in->lock, flags);
-		d = in->nr_puts ? in->puts[--in->nr_puts] : NULL;
-		spin_unlock_irqrestore(&in->lock, flags);
-		if (!d)
-			break;
-		sb = d->d_sb;
-		dput(d);
-		deactivate_super(sb);
-	}
-	vfsb_intent_put(in);
-}
-
-/*
- * The slots' references handed to the put work: at a new epoch, whose
- * changes none may count as acked, what there is room for (a slot left
- * belongs to an older epoch, which nothing matches, and goes at the
- * next mkdir, epoch or close); at the subscriber's close, when no
- * emitter sees it any more, every one, and the put work waited for:
- * once the journal is closed, its filesystems are held no more (an
- * unmount then a mkfs of the device must find it free). A checkpoint
- * never waits for them: the puts of a frozen filesystem wait for its
- * thaw.
- */
-static void vfsb_newdir_release(struct vfsb_intent *in, bool all)
-{
-	unsigned long flags;
-	bool left;
-	u32 i;
-
-	do {
-		left = false;
-		spin_lock_irqsave(&in->lock, flags);
-		for (i = 0; i < ARRAY_SIZE(in->newdir); i++) {
-			if (!in->newdir[i].dentry)
-				continue;
-			if (in->nr_puts == ARRAY_SIZE(in->puts)) {
-				left = true;
-				break;
-			}
-			in->puts[in->nr_puts++] = in->newdir[i].dentry;
-			in->newdir[i].dentry = NULL;
-		}
-		spin_unlock_irqrestore(&in->lock, flags);
-		if (READ_ONCE(in->nr_puts))
-			vfsb_newdir_kick(in);
-		if (all)
-			flush_work(&in->put_work);
-	} while (left && all);
 }
 
 static void vfsb_req_add(struct vfsb_intent_req *req, struct vfsb_intent *in,
@@ -597,7 +449,7 @@ enum vfsb_push vfsb_intent_push(struct vfsb_intent *in, struct vfsb_ring *r,
 	}
 	for (i = 0; i < n; i++) {
 		e[i] = vfsb_iset_find(in, &ik[i]);
-		if (!e[i] && vfsb_newdir_find(in, &ik[i]))
+		if (!e[i] && vfsb_newdir_find(in, &ik[i], req->dir))
 			e[i] = vfsb_iset_find(in, &ik[i]);
 		/* announced in this epoch: wait only while not acked */
 		if (e[i] && e[i]->seq > in->acked)
@@ -657,7 +509,8 @@ bool vfsb_intent_would_merge(struct vfsb_intent *in, struct vfsb_ring *r,
 }
 
 /* Whether a change keyed by k only would go on at once: acked in the epoch. */
-bool vfsb_intent_acked(struct vfsb_intent *in, const struct vfsb_ikey *k)
+bool vfsb_intent_acked(struct vfsb_intent *in, const struct vfsb_ikey *k,
+		       struct dentry *dir)
 {
 	struct vfsb_iset_ent *e;
 	unsigned long flags;
@@ -665,7 +518,7 @@ bool vfsb_intent_acked(struct vfsb_intent *in, const struct vfsb_ikey *k)
 
 	spin_lock_irqsave(&in->lock, flags);
 	e = vfsb_iset_find(in, k);
-	if (!e && vfsb_newdir_find(in, k))
+	if (!e && vfsb_newdir_find(in, k, dir))
 		e = vfsb_iset_find(in, k);
 	ret = !in->dead && e && e->seq <= in->acked;
 	spin_unlock_irqrestore(&in->lock, flags);

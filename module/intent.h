@@ -54,6 +54,11 @@ struct vfsb_intent_req {
 	u64 seq;
 	u32 nr_keys;
 	struct vfsb_ikey keys[VFSB_IREQ_KEYS];
+	/*
+	 * the change's directory, for VFSB_SUB_NEW_DIRS (intent.c), set
+	 * where it is announced and valid there only (RCU keeps it)
+	 */
+	struct dentry *dir;
 };
 
 struct vfsb_intent *vfsb_intent_alloc(const struct vfsb_subscribe *sub,
@@ -63,10 +68,8 @@ void vfsb_intent_close(struct vfsb_intent *in);
 int vfsb_intent_ack(struct vfsb_intent *in, u64 seq);
 u64 vfsb_intent_next_epoch(struct vfsb_intent *in);
 
-bool vfsb_intent_acked(struct vfsb_intent *in, const struct vfsb_ikey *k);
-void vfsb_intent_mkdir_begin(struct vfsb_intent *in,
-			     const struct vfsb_ikey *parent,
-			     struct dentry *dentry);
+bool vfsb_intent_acked(struct vfsb_intent *in, const struct vfsb_ikey *k,
+		       struct dentry *dir);
 bool vfsb_intent_would_merge(struct vfsb_intent *in, struct vfsb_ring *r,
 			     u32 reasons, const struct vfsb_ikey *k,
 			     const u8 *fs_uuid);

@@ -323,21 +323,21 @@ struct vfsb_subscribe {
 #define VFSB_SUB_FAIL_CLOSED	(1U << 2)
 #define VFSB_SUB_REFUSE_UNWAITED (1U << 3)
 /*
- * With VFSB_SUB_INTENT (VFSB_FEAT_NEW_DIRS): a directory made by a
- * mkdir whose own change waited for nothing (its parent's intent acked
- * in the epoch) counts as acked for the rest of that epoch, so that the
- * changes made inside it wait for nothing either. Only where the
- * module saw the mkdir end (mkdir(2), mkdirat(2), io_uring's, and the
- * kernel threads that call vfs_mkdir(): nfsd, ksmbd), and only while
- * the realtime clock has not been set back by more than a second since
- * the epoch began: a directory so acked was made in its epoch, by the
- * clock the filesystem stamps its birth time with. The changes inside
- * it still come as records (not intents), so a journal that stores
- * each record's directory before it closes the epoch names them; what
- * a crash before that loses is found under the parent's intent by the
- * birth times: the journal's recovery must read whole every
- * subdirectory of such a parent born in the epoch or after (vbjournald
- * does, with a margin).
+ * With VFSB_SUB_INTENT (VFSB_FEAT_NEW_DIRS): a directory whose inode
+ * changed since the epoch began (its ctime: a mkdir made it, a rename
+ * moved it, its attributes were set), under a parent whose intent is
+ * acked in the epoch, counts as acked for the rest of that epoch, so
+ * that the changes made inside it wait for nothing: an untar waits for
+ * the directory it starts in, not for each one it makes. Only on
+ * filesystems whose ctime is the kernel's realtime clock (ext4, XFS,
+ * btrfs, tmpfs), and only while that clock has not been set back by
+ * more than a second since the epoch began. The changes inside still
+ * come as records (not intents), so a journal that stores each
+ * record's directory before it closes the epoch names them; what a
+ * crash before that loses is found under the parent's durable intent:
+ * the journal's recovery must read whole every subdirectory, of each
+ * directory of the epochs left open, whose ctime (or birth time) is in
+ * those epochs or after (vbjournald does, with a margin).
  */
 #define VFSB_SUB_NEW_DIRS	(1U << 4)
 #define VFSB_SUB_FLAGS		(VFSB_SUB_COALESCE | VFSB_SUB_INTENT | \
