@@ -102,14 +102,18 @@ done
 # boot's VFSB_BENCH_ONLY names it: a part of linux-source-6.1 as a tar
 # (scripts/bench-src.sh; VFSB_BENCH_REALWORK_SIZE small or full), git
 # and fio (Debian's, from this machine: apt-get install git fio), and
-# the file servers below.
-realwork=0
+# the file servers below. The carry phase (the same script's carry
+# mode, scripts/bench-carry.sh) takes the same, but no file server.
+realwork=0 carry=0
 if [ "$mode" = bench ]; then
 	case ",$(echo "${VFSB_BENCH_ONLY:-}" | tr " " ","),," in
 	*,realwork,*) realwork=1 ;;
 	esac
+	case ",$(echo "${VFSB_BENCH_ONLY:-}" | tr " " ","),," in
+	*,carry,*) carry=1 ;;
+	esac
 fi
-if [ "$realwork" = 1 ]; then
+if [ "$realwork" = 1 ] || [ "$carry" = 1 ]; then
 	cp "$("$top"/scripts/bench-src.sh "${VFSB_BENCH_REALWORK_SIZE:-small}")" "$root"/lib/vfsb/src.tar
 	for p in git fio; do
 		bin=$(command -v "$p") || {

@@ -26,6 +26,25 @@
 # directory in an epoch, which waited for its ack), per entry written,
 # and per second; its ack latency; changes that went on unacked.
 # Errors a client saw (a non-zero exit, a line on stderr) are counted.
+#
+# Carry mode (VFSB_BENCH_REALWORK_MODE=carry; tools/bench.sh's phase
+# carry, scripts/bench-carry.sh): record traces for issue 27's carry
+# simulation (scripts/carry-sim.py) instead of timing. Setups:
+#   stream   the module loaded, every record of the filesystem written
+#            to a trace by `vbctl stream --json` (no journal: nothing
+#            waits, one record per change)
+#   jd       vbjournald in its default mode, for its real intent count
+# and two more workloads, service-like, VFSB_BENCH_REALWORK_SERVICE_S
+# seconds each (default 30):
+#   spool    8 queues of 2 directories (tmp, new): each message written
+#            in a queue's tmp, renamed into its new, and deleted 16
+#            messages later, as fast as the shell goes
+#   logs     appends to 24 files in 6 directories, and now and then a
+#            new file in a tree of 272 directories, at a service's pace
+# The traces (gzip'd JSON lines) and runs.txt (per run: workload,
+# setup, start and end on the guest's clock, the daemon's figures) go,
+# as a tar, onto the raw third scratch disk (VFSB_SCRATCH_DEV3), where
+# the host reads them after the boot.
 # Usage: bench-realwork.sh OUT.json
 # Environment: VFSB_BENCH_REALWORK_DISK (ram, the default, or virtio:
 # VFSB_BENCH_FS's ext4:DIR and VFSB_SCRATCH_DEV2 for the journal's
@@ -81,12 +100,31 @@ virtio)
 esac
 say "storage: $disk ($fs, journal on $jrdir)"
 limit=${VFSB_BENCH_REALWORK_LIMIT:-1200}
-works=${VFSB_BENCH_REALWORK_ONLY:-untar cp git fio nfsuntar}
+mode=${VFSB_BENCH_REALWORK_MODE:-time}
+svc=${VFSB_BENCH_REALWORK_SERVICE_S:-30}
+case $mode in
+time)
+	works=${VFSB_BENCH_REALWORK_ONLY:-untar cp git fio nfsuntar}
+	setups="none watch jd refuse"
+	;;
+carry)
+	works=${VFSB_BENCH_REALWORK_ONLY:-untar cp git fio spool logs}
+	setups="stream jd"
+	if [ -z "${VFSB_SCRATCH_DEV3:-}" ] || [ ! -b "$VFSB_SCRATCH_DEV3" ]; then
+		say "carry: no third scratch disk for the traces"
+		exit 1
+	fi
+	;;
+*)
+	say "VFSB_BENCH_REALWORK_MODE=$mode: time or carry"
+	exit 1
+	;;
+esac
 works=$(echo "$works" | tr ',' ' ')
-setups="none watch jd refuse"
 tmp=/tmp/realwork
-rm -rf $tmp
-mkdir -p $tmp
+traces=/tmp/carry-traces
+rm -rf $tmp $traces
+mkdir -p $tmp $traces
 export HOME=/tmp GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=bench \
 	GIT_AUTHOR_EMAIL=bench@localhost GIT_COMMITTER_NAME=bench \
 	GIT_COMMITTER_EMAIL=bench@localhost
@@ -101,7 +139,7 @@ dirs=$(tar -tf $src | grep -c '/$')
 say "source: $entries entries, $dirs directories ($src)"
 
 # ---- the setups ----
-jd_pid='' w_pid=''
+jd_pid='' w_pid='' s_pid='' z_pid=''
 # unload: the module out (its hooks may linger a while after the last
 # watch: retried for 30 s), so that "none" has no hook at all
 unload() {
@@ -130,6 +168,25 @@ setup() {
 		until vbctl list 2>/dev/null | awk -v m="$fs" '$4 == m && $3 > 0 { f = 1 } END { exit !f }'; do
 			i=$((i + 1))
 			[ $i -lt 100 ] || { say "vbctl watch did not start"; return 1; }
+			sleep 0.1
+		done
+		;;
+	stream)
+		# every record, to the trace of workload $w (gzip'd as it
+		# comes: the JSON of a 30 s service is tens of MB)
+		rm -f $tmp/stream.fifo
+		mkfifo $tmp/stream.fifo || return 1
+		gzip -c <$tmp/stream.fifo >"$traces/$w.jsonl.gz" &
+		z_pid=$!
+		vbctl stream "$fs" --json --ring 64M >$tmp/stream.fifo 2>$tmp/stream.err &
+		s_pid=$!
+		i=0
+		until grep -qs "^streaming" $tmp/stream.err; do
+			i=$((i + 1))
+			if [ $i -gt 300 ] || ! kill -0 $s_pid 2>/dev/null; then
+				say "vbctl stream did not start: $(cat $tmp/stream.err)"
+				return 1
+			fi
 			sleep 0.1
 		done
 		;;
@@ -162,6 +219,16 @@ teardown() {
 		kill "$w_pid"
 		wait "$w_pid" 2>/dev/null
 		w_pid=''
+	fi
+	if [ -n "$s_pid" ]; then
+		# SIGTERM: vbctl stream prints what the ring holds, then exits
+		kill "$s_pid"
+		wait "$s_pid" 2>/dev/null
+		wait "$z_pid" 2>/dev/null
+		s_pid='' z_pid=''
+		n=$(gzip -dc "$traces/$w.jsonl.gz" | grep -c .)
+		o=$(gzip -dc "$traces/$w.jsonl.gz" | grep -c '"type":"overflow"')
+		say "$w trace: $n records, $o overflow record(s)$(grep -v '^streaming' $tmp/stream.err | head -n 3)"
 	fi
 	if [ -n "$jd_pid" ]; then
 		# SIGTERM: a last checkpoint, the session's counters saved
@@ -265,6 +332,24 @@ prepare() {
 				--bs=1m --ioengine=psync >/dev/null 2>&1
 		;;
 	nfsuntar) nfs_mount || return 1 ;;
+	spool)
+		rm -rf "$fs/spool"
+		for q in 0 1 2 3 4 5 6 7; do
+			mkdir -p "$fs/spool/q$q/tmp" "$fs/spool/q$q/new" || return 1
+		done
+		;;
+	logs)
+		rm -rf "$fs/logs"
+		for a in 0 1 2 3 4 5; do
+			mkdir -p "$fs/logs/app$a" || return 1
+			for f in 0 1 2 3; do
+				echo start >"$fs/logs/app$a/log$f" || return 1
+			done
+		done
+		# the larger tree: 16 x 16 directories below 16
+		awk -v d="$fs/logs/tree" 'BEGIN { for (i = 0; i < 16; i++) for (j = 0; j < 16; j++)
+			printf "%s/a%d/b%d\n", d, i, j }' | xargs mkdir -p || return 1
+		;;
 	esac
 	# on disk, and still in the page cache: what a workload reads costs
 	# no disk read, whose time under -icount is the host's, not counted
@@ -306,7 +391,73 @@ run() {
 		--output="$tmp/fio-$s.txt" ;;
 	nfsuntar) mkdir -p "/mnt/nfs/nfsuntar-$s" &&
 		timeout "$limit" tar -xf $src -C "/mnt/nfs/nfsuntar-$s" ;;
+	spool) spool ;;
+	logs) logs ;;
 	esac
+}
+
+# spool: message n written into queue q's tmp, renamed into its new,
+# and deleted 16 messages later (the queue it went to is remembered by
+# awk, which draws the queues), for $svc seconds; the messages made
+# into $tmp/ops. The clock is read every 25 messages.
+spool() {
+	end=$(($(now_ms) + svc * 1000))
+	awk 'BEGIN { srand(27)
+		for (n = 0; ; n++) {
+			o = "-"
+			if (n >= 16)
+				o = old[n % 16]
+			q = int(rand() * 8)
+			printf "%d %d %s\n", n, q, o
+			old[n % 16] = q " m" n
+		} }' 2>/dev/null | {
+		while read -r n q oq om; do
+			echo "message $n" >"$fs/spool/q$q/tmp/m$n" &&
+				mv "$fs/spool/q$q/tmp/m$n" "$fs/spool/q$q/new/m$n" || exit 1
+			if [ "$oq" != - ]; then
+				rm "$fs/spool/q$oq/new/$om" || exit 1
+			fi
+			if [ $((n % 25)) = 0 ] && [ "$(now_ms)" -ge $end ]; then
+				echo "$n" >$tmp/ops
+				exit 0
+			fi
+		done
+		exit 1
+	}
+}
+
+# logs: each tick, 8 lines appended to log files drawn from 24 (6
+# directories), with probability 0.3 a new file in one of the 272
+# directories of the tree, then 50 ms of sleep; for $svc seconds.
+# Appends and new files made into $tmp/ops.
+logs() {
+	end=$(($(now_ms) + svc * 1000))
+	awk 'BEGIN { srand(27)
+		for (t = 0; ; t++) {
+			for (k = 0; k < 8; k++)
+				printf "a app%d/log%d\n", int(rand() * 6), int(rand() * 4)
+			if (rand() < 0.3)
+				printf "n tree/a%d/b%d/f%d\n", int(rand() * 16), int(rand() * 16), t
+			print "t"
+		} }' 2>/dev/null | {
+		ops=0
+		while read -r op p; do
+			case $op in
+			a) echo "line $ops of $p" >>"$fs/logs/$p" || exit 1 ;;
+			n) echo "new" >"$fs/logs/$p" || exit 1 ;;
+			t)
+				if [ "$(now_ms)" -ge $end ]; then
+					echo "$ops" >$tmp/ops
+					exit 0
+				fi
+				sleep 0.05
+				continue
+				;;
+			esac
+			ops=$((ops + 1))
+		done
+		exit 1
+	}
 }
 
 # entries each workload writes, for intents per entry
@@ -315,6 +466,7 @@ written() {
 	untar | cp | nfsuntar) echo "$entries" ;;
 	git) (cd "$fs/git" && git diff --name-only A B | wc -l | awk '{ print 2 * $1 }') ;;
 	fio) echo 16384 ;;
+	spool | logs) cat $tmp/ops 2>/dev/null || echo null ;;
 	esac
 }
 
@@ -369,11 +521,29 @@ for w in $works; do
 		[ -n "$st" ] || st="null null null null "
 		say "$w $s: $ms ms, errors $errs${st:+, daemon: $st}, daemon CPU ms, checkpoints and wake-ups in the run: $dm"
 		echo "$w $s $ms $(written "$w") $st$errs $dm" >>$tmp/results
+		# carry: when, on the clock of the traces' time_ns (the
+		# guest's monotonic clock, in /proc/uptime's 10 ms steps)
+		echo "$w $s $t0 $t1 $ms $(written "$w") $st$errs $dm" >>$traces/runs.txt
 	done
 done
 [ $nfs_up = 1 ] && { umount /mnt/nfs; vfsb-servers stop; }
 umount $jrdir
 [ "$disk" = ram ] && umount "$fs"
+
+if [ "$mode" = carry ]; then
+	# the traces to the host: a tar on the raw disk (scripts/bench-carry.sh)
+	echo "# workload setup start_ms end_ms ms written intents records ack_latency_avg_ms unacked errors daemon_cpu_ms checkpoints daemon_wakeups" >$traces/README
+	tar -cf "$VFSB_SCRATCH_DEV3" -C $traces . || { say "carry: could not write the traces"; exit 1; }
+	sync
+	say "carry: traces on $VFSB_SCRATCH_DEV3: $(cd $traces && echo *)"
+	awk -v out="$outjson" '
+		function num(v) { return v == "null" || v == "" ? "null" : v + 0 }
+		{ j = j (NR > 1 ? ", " : "") sprintf("{\"workload\": \"%s\", \"setup\": \"%s\", \"ms\": %s, \"written\": %s, \"intents\": %s, \"records\": %s, \"errors\": %s, \"checkpoints\": %s}",
+			$1, $2, num($5), num($6), num($7), num($8), num($11), num($13))
+		  printf "carry: %-6s %-6s %6s ms, written %s, intents %s, records %s, errors %s, checkpoints %s\n", $1, $2, $5, $6, $7, $8, $11, $13 }
+		END { print "{\"carry\": {\"runs\": [" j "]}}" > out }' $traces/runs.txt
+	exit 0
+fi
 
 # ---- table and JSON ----
 awk -v size="${VFSB_BENCH_REALWORK_SIZE:-small}" -v ent="$entries" -v dirs="$dirs" -v out="$outjson" '

@@ -81,6 +81,13 @@ case " $(echo "${VFSB_BENCH_ONLY:-}" | tr ',' ' ') " in
 *" realwork "*) phase realwork '"realwork": null' bench-realwork.sh ;;
 *) echo '{"realwork": null}' > "$out/realwork.json" ;;
 esac
+# record traces of real work for issue 27's carry simulation
+# (bench-realwork.sh's carry mode; scripts/bench-carry.sh): only when
+# VFSB_BENCH_ONLY names it
+case " $(echo "${VFSB_BENCH_ONLY:-}" | tr ',' ' ') " in
+*" carry "*) phase carry '"carry": null' env VFSB_BENCH_REALWORK_MODE=carry bench-realwork.sh ;;
+*) echo '{"carry": null}' > "$out/carry.json" ;;
+esac
 
 t_total=$(( $(date +%s) - t_start ))
 
@@ -89,7 +96,7 @@ echo
 echo "===== vfsbarrier benchmark results ====="
 echo "kernel $(uname -r); guest under QEMU/TCG: absolute times are inflated, compare ratios within this boot"
 [ "$quick" = true ] && echo "QUICK MODE (VFSB_BENCH_QUICK=1): tiny loop counts, figures are not meaningful"
-for p in overhead scaling barrier rate stall records journal steady mirror realwork; do
+for p in overhead scaling barrier rate stall records journal steady mirror realwork carry; do
 	[ -s "$out/$p.txt" ] && cat "$out/$p.txt"
 done
 echo
@@ -105,7 +112,7 @@ memkb=$(awk '/^MemTotal/ { print $2 }' /proc/meminfo)
 	printf '"machine": {"accel": "qemu-tcg", "cpus": %s, "mem_kb": %s, "clocksource": "%s"}, ' \
 		"$(nproc)" "${memkb:-0}" "$clocksource"
 	printf '"filesystems": "%s", ' "$VFSB_BENCH_FS"
-	for p in overhead scaling barrier rate stall records journal steady mirror hooks realwork; do
+	for p in overhead scaling barrier rate stall records journal steady mirror hooks realwork carry; do
 		case $p in scaling|rate) continue ;; esac
 		printf '%s, ' "$(members "$out/$p.json")"
 	done
