@@ -480,8 +480,10 @@ for w in $works; do
 		fi
 		setup "$s" || { teardown "$s"; echo "$w $s null null null null null null 1" >>$tmp/results; continue; }
 		# a run that hits its limit: the stacks of what it waits for
+		# (the sleep's output not the phase's: killed, the subshell
+		# leaves it behind, and it would hold tools/bench.sh's tee open)
 		(
-			sleep $((limit - 10))
+			sleep $((limit - 10)) >/dev/null 2>&1
 			for t in /proc/[0-9]*; do
 				case $(cat "$t/comm" 2>/dev/null) in
 				tar | cp | git | fio | nfsd) ;; *) continue ;; esac
