@@ -19,19 +19,31 @@ build=${VFSB_BUILD:-$top/build}
 eval "$(scripts/kernel.sh "${1:-}")"
 dst=$build/bench-carry
 rc=0
+mkdir -p "$dst"
+# the guest's scratch disks are ours, so that they outlive the guest
+# (guest.sh removes its fresh ones when the guest ends): the third
+# holds the traces
+disks=
+for d in a b c; do
+	rm -f "$dst/disk-$d.img"
+	truncate -s 512M "$dst/disk-$d.img"
+	disks="$disks${disks:+ }$dst/disk-$d.img"
+done
 # the workloads' ext4 lives in the guest's memory, as in bench-realwork.sh
 export VFSB_GUEST_MEM="${VFSB_GUEST_MEM:-2048}"
-VFSB_BENCH_ONLY=carry VFSB_COLLECT_DIR=bench-carry \
+VFSB_BENCH_ONLY=carry VFSB_COLLECT_DIR=bench-carry VFSB_GUEST_DISKS=$disks \
 	VFSB_GUEST_TIMEOUT=${VFSB_GUEST_TIMEOUT:-1800} \
 	scripts/run-guest.sh bench "${1:-}" || rc=$?
-img=$build/$KREL/scratch-c.img
-rm -rf "$dst/traces"
-mkdir -p "$dst/traces"
+img=$dst/disk-c.img
+rm -rf "$dst/traces.new"
+mkdir -p "$dst/traces.new"
 # the guest wrote a tar on the raw disk; zeros follow it
-if ! tar -xf "$img" -C "$dst/traces" || [ ! -s "$dst/traces/runs.txt" ]; then
+if ! tar -xf "$img" -C "$dst/traces.new" || [ ! -s "$dst/traces.new/runs.txt" ]; then
 	echo "bench-carry: no traces in $img" >&2
 	exit 1
 fi
+rm -rf "$dst/traces" "$dst/disk-a.img" "$dst/disk-b.img"
+mv "$dst/traces.new" "$dst/traces"
 # shellcheck disable=SC2086 # VFSB_CARRY_SIM_ARGS: words
 python3 scripts/carry-sim.py --traces "$dst/traces" --json "$dst/carry.json" \
 	${VFSB_CARRY_SIM_ARGS:-} >"$dst/carry.txt" || rc=1
