@@ -404,7 +404,8 @@ static bool vfsb_announce_merged(struct vfsb_sb *vsb, struct super_block *sb,
 	    (flags & (VFSB_RECF_INTENT | VFSB_RECF_LINKS |
 		      VFSB_RECF_UNFENCED)) ||
 	    ((flags & VFSB_RECF_DIR) &&
-	     (ev->reasons & (VFSB_R_RENAME_FROM | VFSB_R_RENAME_TO))))
+	     (ev->reasons & (VFSB_R_RENAME_FROM | VFSB_R_RENAME_TO |
+			     VFSB_DIR_SELF_REASONS))))
 		return false;
 	k = vfsb_entries_key(sb, dir);
 	BUILD_BUG_ON(sizeof(sb->s_uuid) <
@@ -500,10 +501,12 @@ void vfsb_announce(struct super_block *sb, const struct vfsb_event *ev,
 	if (!vsb || list_empty(&vsb->subs) ||
 	    vfsb_announce_merged(vsb, sb, ev, fenced, req))
 		goto out;
-	/* the changed entry's directory (intent.c, new directories) */
-	if (req)
+	/* the changed entry's directory and object (intent.c) */
+	if (req) {
 		req->dir = ev->dir_dentry ?:
 			   ev->dentry ? READ_ONCE(ev->dentry->d_parent) : NULL;
+		req->obj = ev->dentry;
+	}
 	rec = (void *)get_cpu_ptr(&vfsb_rec_buf);
 	vfsb_build(vsb, sb, ev, rec, &key);
 	if (!fenced)

@@ -286,17 +286,22 @@ static void vfsb_iset_grow(struct vfsb_intent *in)
 /*
  * New and freshly changed directories (VFSB_SUB_NEW_DIRS). A change in
  * directory D whose key is not in the epoch's set goes on at once, and
- * D is entered acked, when D's parent is acked in the epoch and D's
- * inode changed since the epoch began (its ctime): a mkdir made it, a
- * rename moved it, its attributes changed. A journal that stores every
- * record's directory before it closes the epoch has D then; if the
- * machine stops first, the parent's durable entry leads its recovery
- * to D, which reads every subdirectory of the open epochs' directories
- * changed (ctime or birth time) since they began, whole. D renamed away
- * meanwhile is under a directory whose own intent made the rename wait
- * (a directory's rename is keyed by it as well), durable in an epoch
- * still open, which the recovery reads the same way. Nothing is held
- * between the changes: the ctime is read where the change is announced.
+ * D is entered acked, when D's parent is acked in the epoch, and D's
+ * inode changed since
+ * the epoch began (its ctime): a mkdir made it, a rename moved it, its
+ * own attributes were set. A journal that stores every record's
+ * directory before it closes the epoch has D then; if the machine stops
+ * first, the parent's durable entry leads its recovery to D, which
+ * reads every subdirectory of the open epochs' directories changed
+ * (ctime or birth time) since they began, whole. Each way of moving
+ * D's ctime is durable before what follows inside D can be: D's
+ * creation with its ctime (nothing inside D reaches the disk before
+ * D); a rename by the moved directory's own intent; a change of D's own
+ * attributes by D's own key (intent.h, VFSB_DIR_SELF_REASONS), since
+ * an O_DIRECT overwrite or an fdatasync() inside D may reach the disk
+ * without D's new ctime. D renamed away meanwhile is under a directory
+ * whose intent the rename waited for. Nothing is held between changes:
+ * the ctime and the parent are read where the change is announced.
  *
  * The ctime comes from the realtime clock, so nothing is entered once
  * that clock has gone back more than VFSB_NEWDIR_CLOCK_SLACK (a leap
@@ -328,13 +333,12 @@ static struct vfsb_ikey vfsb_dir_ikey(const struct inode *inode)
 }
 
 /*
- * Whether k, not in the set, is the key of dir (the change's directory,
- * from its dentry: RCU keeps it and its parent) and dir changed in this
- * epoch under a parent acked in it: then k is entered, acked. Under
- * in->lock, in an RCU read-side section.
+ * Whether k, not in the set, is the key of d, a directory (RCU keeps it
+ * and its parent), changed in this epoch under a parent acked in it:
+ * then k is entered. Under in->lock, in an RCU read-side section.
  */
-static bool vfsb_newdir_find(struct vfsb_intent *in, const struct vfsb_ikey *k,
-			     struct dentry *dir)
+static bool vfsb_newdir_try(struct vfsb_intent *in, const struct vfsb_ikey *k,
+			    struct dentry *d)
 {
 	struct vfsb_iset_ent *e;
 	struct vfsb_ikey pk;
@@ -342,22 +346,18 @@ static bool vfsb_newdir_find(struct vfsb_intent *in, const struct vfsb_ikey *k,
 	struct inode *inode, *pinode;
 	struct timespec64 ct;
 
-	if (!in->new_dirs || !dir || k->kind != VFSB_IKEY_ENTRIES ||
-	    in->dead)
-		return false;
-	inode = d_inode_rcu(dir);
-	if (!inode || !S_ISDIR(inode->i_mode) ||
-	    !vfsb_ctime_by_clock(inode->i_sb))
+	inode = d ? d_inode_rcu(d) : NULL;
+	if (!inode || !S_ISDIR(inode->i_mode))
 		return false;
 	pk = vfsb_dir_ikey(inode);
-	if (memcmp(&pk, k, sizeof(pk)))
+	if (memcmp(&pk, k, sizeof(pk)) || !vfsb_ctime_by_clock(inode->i_sb))
 		return false;
 	ct = vfsb_inode_ctime(inode);
 	if (timespec64_compare(&ct, &in->real_start) < 0 ||
 	    !vfsb_newdir_clock_ok(in))
 		return false;
-	parent = READ_ONCE(dir->d_parent);
-	pinode = parent && parent != dir ? d_inode_rcu(parent) : NULL;
+	parent = READ_ONCE(d->d_parent);
+	pinode = parent && parent != d ? d_inode_rcu(parent) : NULL;
 	if (!pinode)
 		return false;
 	pk = vfsb_dir_ikey(pinode);
@@ -366,6 +366,19 @@ static bool vfsb_newdir_find(struct vfsb_intent *in, const struct vfsb_ikey *k,
 		return false;
 	vfsb_iset_insert(in, k, 0);
 	return true;
+}
+
+/*
+ * Whether k, not in the set, is a directory the change names (dir, its
+ * directory; obj, its object: a directory whose attributes change) that
+ * counts as acked by the rule above: then it is entered.
+ */
+static bool vfsb_newdir_find(struct vfsb_intent *in, const struct vfsb_ikey *k,
+			     struct dentry *dir, struct dentry *obj)
+{
+	if (!in->new_dirs || k->kind != VFSB_IKEY_ENTRIES || in->dead)
+		return false;
+	return vfsb_newdir_try(in, k, dir) || vfsb_newdir_try(in, k, obj);
 }
 
 static void vfsb_req_add(struct vfsb_intent_req *req, struct vfsb_intent *in,
@@ -394,7 +407,7 @@ static void vfsb_req_add(struct vfsb_intent_req *req, struct vfsb_intent *in,
  * the disk), and the rename restarted after its ack finds it acked.
  */
 static u32 vfsb_intent_keys(const struct vfsb_record *rec,
-			    struct vfsb_ikey *keys)
+			    struct vfsb_ikey *keys, bool new_dirs)
 {
 	struct vfsb_ikey obj = {
 		.dev = rec->dev, .ino = rec->ino, .gen = rec->generation,
@@ -417,6 +430,12 @@ static u32 vfsb_intent_keys(const struct vfsb_record *rec,
 	if ((rec->flags & VFSB_RECF_LINKS) ||
 	    ((rec->flags & VFSB_RECF_DIR) && (rec->reasons & VFSB_R_RENAME_TO)))
 		keys[n++] = obj;
+	else if (new_dirs && vfsb_rec_dir_self(rec))
+		/* its ctime moves, which new directories are found by */
+		keys[n++] = (struct vfsb_ikey){
+			.dev = rec->dev, .ino = rec->ino,
+			.gen = rec->generation, .kind = VFSB_IKEY_ENTRIES,
+		};
 	return n;
 }
 
@@ -439,7 +458,7 @@ enum vfsb_push vfsb_intent_push(struct vfsb_intent *in, struct vfsb_ring *r,
 	u64 wait[2] = { };
 	u32 i, n;
 
-	n = vfsb_intent_keys(rec, ik);
+	n = vfsb_intent_keys(rec, ik, in->new_dirs);
 	spin_lock_irqsave(&in->lock, flags);
 	rec->epoch = in->epoch;
 	if (in->dead || current->tgid == in->tgid) {
@@ -449,7 +468,7 @@ enum vfsb_push vfsb_intent_push(struct vfsb_intent *in, struct vfsb_ring *r,
 	}
 	for (i = 0; i < n; i++) {
 		e[i] = vfsb_iset_find(in, &ik[i]);
-		if (!e[i] && vfsb_newdir_find(in, &ik[i], req->dir))
+		if (!e[i] && vfsb_newdir_find(in, &ik[i], req->dir, req->obj))
 			e[i] = vfsb_iset_find(in, &ik[i]);
 		/* announced in this epoch: wait only while not acked */
 		if (e[i] && e[i]->seq > in->acked)
@@ -518,7 +537,7 @@ bool vfsb_intent_acked(struct vfsb_intent *in, const struct vfsb_ikey *k,
 
 	spin_lock_irqsave(&in->lock, flags);
 	e = vfsb_iset_find(in, k);
-	if (!e && vfsb_newdir_find(in, k, dir))
+	if (!e && vfsb_newdir_find(in, k, dir, NULL))
 		e = vfsb_iset_find(in, k);
 	ret = !in->dead && e && e->seq <= in->acked;
 	spin_unlock_irqrestore(&in->lock, flags);

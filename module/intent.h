@@ -46,6 +46,24 @@ struct vfsb_ikey {
 #define VFSB_IREQ_KEYS	4
 
 /*
+ * A change of a directory's own attributes (mode, owner, times, flags,
+ * extended attributes, ACLs): with VFSB_SUB_NEW_DIRS it is keyed by the
+ * directory's entries too, not only by its parent's. It moves the
+ * directory's ctime, by which the rule for new directories (intent.c)
+ * takes a directory as acked and the journal's recovery finds it; that
+ * ctime need not reach the disk before what is then written inside, so
+ * the directory's own entry must be durable first. A journal stores the
+ * directory itself from such a record (vbjournald's record_self_dir()).
+ */
+#define VFSB_DIR_SELF_REASONS	(VFSB_R_ATTRIB | VFSB_R_XATTR | VFSB_R_ACL)
+
+static inline bool vfsb_rec_dir_self(const struct vfsb_record *rec)
+{
+	return (rec->flags & VFSB_RECF_DIR) && rec->ino &&
+	       (rec->reasons & VFSB_DIR_SELF_REASONS);
+}
+
+/*
  * What the change being announced must wait for: the ack of seq from
  * subscriber in (a reference), for the directories in keys.
  */
@@ -55,10 +73,11 @@ struct vfsb_intent_req {
 	u32 nr_keys;
 	struct vfsb_ikey keys[VFSB_IREQ_KEYS];
 	/*
-	 * the change's directory, for VFSB_SUB_NEW_DIRS (intent.c), set
-	 * where it is announced and valid there only (RCU keeps it)
+	 * the change's directory and object, for VFSB_SUB_NEW_DIRS
+	 * (intent.c), set where it is announced and valid there only
+	 * (RCU keeps them)
 	 */
-	struct dentry *dir;
+	struct dentry *dir, *obj;
 };
 
 struct vfsb_intent *vfsb_intent_alloc(const struct vfsb_subscribe *sub,

@@ -627,6 +627,31 @@ static int record_moved_dir(struct vfsb_record *r, char *key, int sz)
 }
 
 /*
+ * A directory whose own attributes the record changes (mode, owner,
+ * times, flags, xattrs, ACLs): its key (handle, else ino:gen), stored
+ * as a change of its own. With VFSB_SUB_NEW_DIRS the module keys such
+ * a change by the directory's entries too, and lets later changes
+ * inside it go on once that intent is acked (module/intent.h,
+ * VFSB_DIR_SELF_REASONS); 0: none.
+ */
+static int record_self_dir(struct vfsb_record *r, char *key, int sz)
+{
+	struct vfsb_rec_item *it;
+
+	if (!(r->flags & VFSB_RECF_DIR) || !r->ino ||
+	    !(r->reasons & (VFSB_R_ATTRIB | VFSB_R_XATTR | VFSB_R_ACL)))
+		return 0;
+	it = (r->flags & VFSB_RECF_NO_HANDLE) ? NULL :
+	     vfsb_rec_item(r, VFSB_ITEM_OBJECT_FH);
+	if (it && it->len <= sz) {
+		memcpy(key, vfsb_item_data(it), it->len);
+		return it->len;
+	}
+	return snprintf(key, sz, "ino:%llu:%u", (unsigned long long)r->ino,
+			r->generation);
+}
+
+/*
  * A file (not a directory) the record names: its handle, else ino:gen;
  * 0: none, or a directory.
  */
@@ -715,6 +740,11 @@ static int store_batch(struct daemon *d, char *buf, size_t n, __u64 *ack)
 				ret = vbj_move_add(&d->st,
 						   journal_epoch(d, r->epoch),
 						   f->id, key, len);
+			len = record_self_dir(r, key, sizeof(key));
+			if (!ret && len > 0)
+				ret = vbj_change_add(&d->st,
+						     journal_epoch(d, r->epoch),
+						     f->id, key, len);
 			break;
 		case VFSB_REC_RESCAN:
 			/*
