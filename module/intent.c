@@ -60,11 +60,19 @@
 #define VFSB_ISET_MAX_BITS	17
 #define VFSB_ISET_PROBES	8
 
+/* How an entry came to count (vfsb_iset_ent.how). */
+enum vfsb_iset_how {
+	VFSB_ISET_INTENT,	/* its intent: acked once seq is */
+	VFSB_ISET_BY_CLOCK,	/* a directory changed in the epoch (below) */
+	VFSB_ISET_GIVEN_UP,	/* went on unacked (vfsb_intent_give_up()) */
+};
+
 struct vfsb_iset_ent {
 	struct vfsb_ikey key;
 	u64 seq;		/* the intent's; 0 counts as acked */
 	u64 epoch;		/* live only in this epoch */
 	unsigned long born;	/* jiffies when its intent was sent */
+	u8 how;			/* enum vfsb_iset_how */
 };
 
 struct vfsb_intent {
@@ -89,6 +97,7 @@ struct vfsb_intent {
 };
 
 static void vfsb_intent_clock_start(struct vfsb_intent *in);
+static bool vfsb_newdir_clock_ok(const struct vfsb_intent *in);
 
 struct vfsb_intent *vfsb_intent_alloc(const struct vfsb_subscribe *sub,
 				      struct vfsb_ring *ring)
@@ -199,7 +208,13 @@ static struct vfsb_iset_ent *vfsb_iset_slot(struct vfsb_iset_ent *set,
 	return &set[(h + i) & (BIT(bits) - 1)];
 }
 
-/* The live entry of k, or NULL; under in->lock. */
+/*
+ * The live entry of k, or NULL; under in->lock. An entry the clock made
+ * (VFSB_ISET_BY_CLOCK) goes once the realtime clock has gone back since
+ * the epoch began: a change after that would stamp the directory's ctime
+ * before the epoch's start, where the journal's recovery no longer finds
+ * it, so its next change sends an intent of its own.
+ */
 static struct vfsb_iset_ent *vfsb_iset_find(struct vfsb_intent *in,
 					    const struct vfsb_ikey *k)
 {
@@ -209,8 +224,13 @@ static struct vfsb_iset_ent *vfsb_iset_find(struct vfsb_intent *in,
 		struct vfsb_iset_ent *e = vfsb_iset_slot(in->set, in->bits,
 							 h, i);
 
-		if (e->epoch == in->epoch && !memcmp(&e->key, k, sizeof(*k)))
-			return e;
+		if (e->epoch != in->epoch || memcmp(&e->key, k, sizeof(*k)))
+			continue;
+		if (e->how == VFSB_ISET_BY_CLOCK && !vfsb_newdir_clock_ok(in)) {
+			e->epoch = 0;	/* free: no epoch is 0 */
+			return NULL;
+		}
+		return e;
 	}
 	return NULL;
 }
@@ -240,10 +260,11 @@ static bool vfsb_iset_place(struct vfsb_iset_ent *set, u32 bits, u64 epoch,
 
 /* Under in->lock. */
 static void vfsb_iset_insert(struct vfsb_intent *in, const struct vfsb_ikey *k,
-			     u64 seq)
+			     u64 seq, enum vfsb_iset_how how)
 {
 	struct vfsb_iset_ent ent = {
 		.key = *k, .seq = seq, .epoch = in->epoch, .born = jiffies,
+		.how = how,
 	};
 
 	if (vfsb_iset_place(in->set, in->bits, in->epoch, &ent) &&
@@ -286,8 +307,8 @@ static void vfsb_iset_grow(struct vfsb_intent *in)
 /*
  * New and freshly changed directories (VFSB_SUB_NEW_DIRS). A change in
  * directory D whose key is not in the epoch's set goes on at once, and
- * D is entered acked, when D's parent is acked in the epoch, and D's
- * inode changed since
+ * D is entered acked (VFSB_ISET_BY_CLOCK), when D's parent is acked in
+ * the epoch by an intent or by this rule, and D's inode changed since
  * the epoch began (its ctime): a mkdir made it, a rename moved it, its
  * own attributes were set. A journal that stores every record's
  * directory before it closes the epoch has D then; if the machine stops
@@ -306,7 +327,8 @@ static void vfsb_iset_grow(struct vfsb_intent *in)
  * The ctime comes from the realtime clock, so nothing is entered once
  * that clock has gone back more than VFSB_NEWDIR_CLOCK_SLACK (a leap
  * second) from where it was, against the monotonic clock, when the
- * epoch began: a ctime could then come before the epoch's start.
+ * epoch began, and what was entered goes at its next change
+ * (vfsb_iset_find()): a ctime could then come before the epoch's start.
  */
 #define VFSB_NEWDIR_CLOCK_SLACK	NSEC_PER_SEC
 
@@ -334,8 +356,9 @@ static struct vfsb_ikey vfsb_dir_ikey(const struct inode *inode)
 
 /*
  * Whether k, not in the set, is the key of d, a directory (RCU keeps it
- * and its parent), changed in this epoch under a parent acked in it:
- * then k is entered. Under in->lock, in an RCU read-side section.
+ * and its parent), changed in this epoch under a parent acked in it by
+ * its intent or by this rule (not one that went on unacked): then k is
+ * entered. Under in->lock, in an RCU read-side section.
  */
 static bool vfsb_newdir_try(struct vfsb_intent *in, const struct vfsb_ikey *k,
 			    struct dentry *d)
@@ -362,9 +385,9 @@ static bool vfsb_newdir_try(struct vfsb_intent *in, const struct vfsb_ikey *k,
 		return false;
 	pk = vfsb_dir_ikey(pinode);
 	e = vfsb_iset_find(in, &pk);
-	if (!e || e->seq > in->acked)
+	if (!e || e->seq > in->acked || e->how == VFSB_ISET_GIVEN_UP)
 		return false;
-	vfsb_iset_insert(in, k, 0);
+	vfsb_iset_insert(in, k, 0, VFSB_ISET_BY_CLOCK);
 	return true;
 }
 
@@ -484,7 +507,8 @@ enum vfsb_push vfsb_intent_push(struct vfsb_intent *in, struct vfsb_ring *r,
 			if (e[i])
 				continue;
 			wait[i] = rec->seq;
-			vfsb_iset_insert(in, &ik[i], rec->seq);
+			vfsb_iset_insert(in, &ik[i], rec->seq,
+					 VFSB_ISET_INTENT);
 		}
 	} else {
 		ret = vfsb_ring_push(r, rec, key);
@@ -572,8 +596,10 @@ static void vfsb_intent_give_up(struct vfsb_intent_req *req)
 	for (i = 0; i < req->nr_keys; i++) {
 		struct vfsb_iset_ent *e = vfsb_iset_find(in, &req->keys[i]);
 
-		if (e)
+		if (e) {
 			e->seq = 0;
+			e->how = VFSB_ISET_GIVEN_UP;
+		}
 		if (in->ring)
 			vfsb_ring_note_rescan(in->ring, req->keys[i].dev,
 					      VFSB_RESCAN_INTENT);

@@ -331,7 +331,8 @@ struct vfsb_subscribe {
  * the directory it starts in, not for each one it makes. Only on
  * filesystems whose ctime is the kernel's realtime clock (ext4, XFS,
  * btrfs, tmpfs), and only while that clock has not been set back by
- * more than a second since the epoch began. A change of a directory's own
+ * more than a second since the epoch began (a directory so acked then
+ * waits again for its next change). A change of a directory's own
  * attributes (mode, owner, times, flags, xattrs, ACLs) is keyed by the
  * directory as well as its parent (its ctime moves, and need not be
  * on disk before what is written inside): the journal stores the
