@@ -609,66 +609,52 @@ static int record_dir(struct vfsb_record *r, char *key, int sz)
 			r->parent_ino ? r->parent_generation : r->generation);
 }
 
-/* A renamed directory's own key (its handle, else ino:gen); 0: none. */
-static int record_moved_dir(struct vfsb_record *r, char *key, int sz)
+/* The object's key in the journal: its handle, else ino:gen. */
+static int record_object(struct vfsb_record *r, char *key, int sz)
 {
 	struct vfsb_rec_item *it;
 
-	if (!(r->flags & VFSB_RECF_DIR) ||
-	    !(r->reasons & (VFSB_R_RENAME_FROM | VFSB_R_RENAME_TO)))
-		return 0;
-	it = vfsb_rec_item(r, VFSB_ITEM_OBJECT_FH);
+	it = (r->flags & VFSB_RECF_NO_HANDLE) ? NULL :
+	     vfsb_rec_item(r, VFSB_ITEM_OBJECT_FH);
 	if (it && it->len <= sz) {
 		memcpy(key, vfsb_item_data(it), it->len);
 		return it->len;
 	}
 	return snprintf(key, sz, "ino:%llu:%u", (unsigned long long)r->ino,
 			r->generation);
+}
+
+/* A renamed directory's own key; 0: none. */
+static int record_moved_dir(struct vfsb_record *r, char *key, int sz)
+{
+	if (!(r->flags & VFSB_RECF_DIR) ||
+	    !(r->reasons & (VFSB_R_RENAME_FROM | VFSB_R_RENAME_TO)))
+		return 0;
+	return record_object(r, key, sz);
 }
 
 /*
  * A directory whose own attributes the record changes (mode, owner,
- * times, flags, xattrs, ACLs): its key (handle, else ino:gen), stored
- * as a change of its own. With VFSB_SUB_NEW_DIRS the module keys such
- * a change by the directory's entries too, and lets later changes
- * inside it go on once that intent is acked (module/intent.h,
- * VFSB_DIR_SELF_REASONS); 0: none.
+ * times, flags, xattrs, ACLs): its key, stored as a change of its own.
+ * With VFSB_SUB_NEW_DIRS the module keys such a change by the
+ * directory's entries too, and lets later changes inside it go on once
+ * that intent is acked (module/intent.h, VFSB_DIR_SELF_REASONS); 0:
+ * none.
  */
 static int record_self_dir(struct vfsb_record *r, char *key, int sz)
 {
-	struct vfsb_rec_item *it;
-
 	if (!(r->flags & VFSB_RECF_DIR) || !r->ino ||
 	    !(r->reasons & (VFSB_R_ATTRIB | VFSB_R_XATTR | VFSB_R_ACL)))
 		return 0;
-	it = (r->flags & VFSB_RECF_NO_HANDLE) ? NULL :
-	     vfsb_rec_item(r, VFSB_ITEM_OBJECT_FH);
-	if (it && it->len <= sz) {
-		memcpy(key, vfsb_item_data(it), it->len);
-		return it->len;
-	}
-	return snprintf(key, sz, "ino:%llu:%u", (unsigned long long)r->ino,
-			r->generation);
+	return record_object(r, key, sz);
 }
 
-/*
- * A file (not a directory) the record names: its handle, else ino:gen;
- * 0: none, or a directory.
- */
+/* A file (not a directory) the record names: its key; 0: none. */
 static int record_file(struct vfsb_record *r, char *key, int sz)
 {
-	struct vfsb_rec_item *it;
-
 	if ((r->flags & VFSB_RECF_DIR) || !r->ino)
 		return 0;
-	it = (r->flags & VFSB_RECF_NO_HANDLE) ? NULL :
-	     vfsb_rec_item(r, VFSB_ITEM_OBJECT_FH);
-	if (it && it->len <= sz) {
-		memcpy(key, vfsb_item_data(it), it->len);
-		return it->len;
-	}
-	return snprintf(key, sz, "ino:%llu:%u", (unsigned long long)r->ino,
-			r->generation);
+	return record_object(r, key, sz);
 }
 
 /*
