@@ -32,7 +32,6 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
-#include "intent.h"
 #include "ring.h"
 #include "tracking.h"
 #include "vfsb_trace.h"
@@ -345,12 +344,14 @@ static bool vfsb_ring_merge(struct vfsb_ring *r, const struct vfsb_record *rec)
  * ring). The journal stores, from a CHANGE record, its directory in its
  * epoch; and more only from a file it may not lead to
  * (VFSB_RECF_LINKS), a hard link made (VFSB_R_HARDLINK: where a name of
- * the file is), a directory's rename (the moved subtree) and a change
- * of a directory's own attributes (the directory: intent.h). A record
- * that carries none of that, and is no intent (those are acked on their
- * own) nor unfenced (its RESCAN follows), is plain: the journal stores
- * nothing from it that an earlier record naming its directory in its
- * epoch does not give.
+ * the file is) and a directory's rename (the moved subtree); and, from
+ * a change of a directory's own attributes, the directory, needed only
+ * from its intent (intent.h: keyed by the directory too, such a change
+ * is an intent unless the directory is acked in the epoch already). A
+ * record that carries none of that, and is no intent (those are acked
+ * on their own) nor unfenced (its RESCAN follows), is plain: the
+ * journal stores nothing from it that an earlier record naming its
+ * directory in its epoch does not give.
  */
 static bool vfsb_rec_plain(const struct vfsb_record *rec)
 {
@@ -359,8 +360,7 @@ static bool vfsb_rec_plain(const struct vfsb_record *rec)
 			       VFSB_RECF_UNFENCED)) &&
 	       !(rec->reasons & VFSB_R_HARDLINK) &&
 	       !((rec->flags & VFSB_RECF_DIR) &&
-		 (rec->reasons & (VFSB_R_RENAME_FROM | VFSB_R_RENAME_TO))) &&
-	       !vfsb_rec_dir_self(rec);
+		 (rec->reasons & (VFSB_R_RENAME_FROM | VFSB_R_RENAME_TO)));
 }
 
 /*
