@@ -152,6 +152,20 @@ unload() {
 	done
 	return 0
 }
+# started PATTERN LOG PID WHAT: waits up to 30 s for PATTERN in LOG
+# while PID lives; 1, said why, when it does not come
+started() {
+	i=0
+	until grep -qs "$1" "$2"; do
+		i=$((i + 1))
+		if [ $i -gt 300 ] || ! kill -0 "$3" 2>/dev/null; then
+			say "$4 did not start: $(cat "$2")"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
 setup() {
 	case $1 in
 	none)
@@ -180,15 +194,7 @@ setup() {
 		z_pid=$!
 		vbctl stream "$fs" --json --ring 64M >$tmp/stream.fifo 2>$tmp/stream.err &
 		s_pid=$!
-		i=0
-		until grep -qs "^streaming" $tmp/stream.err; do
-			i=$((i + 1))
-			if [ $i -gt 300 ] || ! kill -0 $s_pid 2>/dev/null; then
-				say "vbctl stream did not start: $(cat $tmp/stream.err)"
-				return 1
-			fi
-			sleep 0.1
-		done
+		started "^streaming" $tmp/stream.err $s_pid "vbctl stream" || return 1
 		;;
 	jd | refuse)
 		rm -rf $jrdir/j
@@ -197,15 +203,7 @@ setup() {
 		# shellcheck disable=SC2086 # $r: a word or none
 		vbjournald --fs "$fs" --journal $jrdir/j --verbose $r >$tmp/jd.log 2>&1 &
 		jd_pid=$!
-		i=0
-		until grep -qs "vbjournald: journal" $tmp/jd.log; do
-			i=$((i + 1))
-			if [ $i -gt 300 ] || ! kill -0 $jd_pid 2>/dev/null; then
-				say "vbjournald did not start: $(cat $tmp/jd.log)"
-				return 1
-			fi
-			sleep 0.1
-		done
+		started "vbjournald: journal" $tmp/jd.log $jd_pid vbjournald || return 1
 		;;
 	esac
 	return 0
