@@ -625,6 +625,31 @@ TEST(new_directory_a_crash_left_unstored_is_read_whole)
 }
 
 /*
+ * A change of a directory's own attributes names the directory itself,
+ * besides its parent: the module keys it by the directory too (new
+ * directories: its ctime moves), and lets what follows inside go on
+ * once that is durable.
+ */
+TEST(a_directory_changed_itself_is_named)
+{
+	struct daemon d;
+	char c0[64];
+
+	ASSERT_EQ(0, setup());
+	ASSERT_EQ(0, daemon_start(&d, JOURNAL, NULL));
+	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));
+	ASSERT_EQ(0, chmod(DIR_W "/c", 0700));
+	ASSERT_EQ(0, vbjournal("checkpoint", NULL));
+	ASSERT_EQ(0, vbjournal("changes", "--since", c0, NULL));
+	TH_LOG("changes since %s:\n%s", c0, out);
+	EXPECT_TRUE(listed(DIR_W "/c"));
+	EXPECT_TRUE(listed(DIR_W));
+	EXPECT_FALSE(listed(DIR_W "/c/d"));
+	EXPECT_EQ(0, daemon_stop(&d, SIGTERM));
+	teardown();
+}
+
+/*
  * follow prints each epoch as it closes, one JSON object per line;
  * status counts what the daemon did.
  */
