@@ -151,8 +151,14 @@
 /*
  * POSIX ACLs: 6.2+ set them through vfs_set_acl()/vfs_remove_acl(),
  * which call security_inode_set_acl()/security_inode_remove_acl(). 6.1
- * sets them as xattrs (security_inode_setxattr() covers those), except
- * nfsd and ksmbd, which call set_posix_acl() with no security hook.
+ * sets them as xattrs (security_inode_setxattr() covers those). nfsd
+ * and ksmbd call set_posix_acl() instead, on every version (6.1:
+ * fs/nfsd/nfs3acl.c 110-116, fs/nfsd/vfs.c 587-592, fs/smb/server/vfs.c
+ * 1934-1940, smbacl.c 1666-1673; later the same calls with an idmap and
+ * a dentry), and set_posix_acl() has no security hook in it: it calls
+ * ->set_acl() itself. On 6.1 it is the ACL hook (by its inode); from
+ * 6.2 it is bracketed as a data helper is (hooks.c, set_posix_acl()).
+ * test_servers acl_change_is_announced: NFSv3's SETACL.
  */
 #ifdef VFSB_HAVE_SECURITY_INODE_SET_ACL
 #define VFSB_ACL_SET_SYMBOL	"security_inode_set_acl"

@@ -35,6 +35,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 
 #include "vfsb.h"
 #include "rec_batch.h"
@@ -175,6 +176,34 @@ static int cl_chmod(const char *dir)
 	return chmod(p, 0444) ? -errno : 0;
 }
 
+/*
+ * A POSIX access ACL on dir's d/f, as the xattr carries it (little-endian
+ * version 2 header, then tag, permissions, id per entry): the owner
+ * rw-, user 1000 r--, the group r--, the mask r--, the others r--.
+ */
+static int cl_setacl(const char *dir)
+{
+	struct {
+		unsigned int version;
+		struct {
+			unsigned short tag, perm;
+			unsigned int id;
+		} e[5];
+	} acl = { 2, {
+		{ 0x01, 6, ~0U },	/* ACL_USER_OBJ */
+		{ 0x02, 4, 1000 },	/* ACL_USER */
+		{ 0x04, 4, ~0U },	/* ACL_GROUP_OBJ */
+		{ 0x10, 4, ~0U },	/* ACL_MASK */
+		{ 0x20, 4, ~0U },	/* ACL_OTHER */
+	} };
+	char p[256];
+
+	if (at(p, sizeof(p), dir, "f"))
+		return -ENAMETOOLONG;
+	return setxattr(p, "system.posix_acl_access", &acl, sizeof(acl), 0) ?
+	       -errno : 0;
+}
+
 static int cl_truncate(const char *dir)
 {
 	char p[256];
@@ -202,6 +231,7 @@ static const struct srv_op op_rename = { "rename", cl_rename, "r", false, "g", "
 static const struct srv_op op_unlink = { "unlink", cl_unlink, "u", false, NULL, "f" };
 static const struct srv_op op_chmod = { "chmod", cl_chmod, "c", true, NULL, NULL };
 static const struct srv_op op_truncate = { "truncate", cl_truncate, "hello", true, NULL, NULL };
+static const struct srv_op op_setacl = { "setacl", cl_setacl, "", true, NULL, NULL };
 
 /* Whether what fstat() says of fd differs from before. */
 static bool changed(int fd, const struct stat *before)
@@ -416,6 +446,14 @@ TEST_F_TIMEOUT(server, truncate_waits, 90)
 	srv_op_waits(_metadata, variant->proto, &op_truncate);
 }
 
+/* a POSIX ACL: nfsd's set_posix_acl() (compat.h), NFSv3's SETACL */
+TEST_F_TIMEOUT(server, setacl_waits, 90)
+{
+	if (variant->proto != SRV_NFS3)
+		SKIP(return, "POSIX ACLs pass through NFSv3's ACL protocol only");
+	srv_op_waits(_metadata, variant->proto, &op_setacl);
+}
+
 /*
  * TEST_HARNESS_MAIN, and the servers stopped after the last test. The
  * harness ends the process with exit() (ksft_exit()): they stop at
@@ -426,6 +464,62 @@ static void __attribute__((constructor)) __constructor_order_last(void)
 {
 	if (!__constructor_order)
 		__constructor_order = _CONSTRUCTOR_ORDER_BACKWARD;
+}
+
+/*
+ * nfsd sets a POSIX ACL (NFSv3's ACL side protocol, SETACL) with
+ * set_posix_acl(), which has no security hook in it from 6.2 on (it
+ * calls ->set_acl() itself), where the module's ACL hook was
+ * security_inode_set_acl(), vfs_set_acl()'s: the change must still come
+ * as a record of its file. A record subscriber: what it is told, not
+ * whether it waits (a kernel thread's ACL change cannot wait: README).
+ */
+TEST_F_TIMEOUT(server, acl_change_is_announced, 90)
+{
+	static struct rec_batch b;
+	char why[512], sdir[256], cdir[256], p[300];
+	struct pollfd pfd;
+	struct stat st;
+	bool found = false;
+	int ret, dev, i, j;
+
+	if (variant->proto != SRV_NFS3)
+		SKIP(return, "POSIX ACLs pass through NFSv3's ACL protocol only");
+	ret = srv_setup(variant->proto, why, sizeof(why));
+	if (ret == -ENODEV || ret == -EOPNOTSUPP)
+		SKIP(return, "%s: %s", proto_name[variant->proto], why);
+	ASSERT_EQ(0, ret) TH_LOG("%s: %s", proto_name[variant->proto], why);
+	snprintf(sdir, sizeof(sdir), SRV_EXPORT "/%s-acl",
+		 proto_name[variant->proto]);
+	snprintf(cdir, sizeof(cdir), "%s/%s-acl", srv_mnt(variant->proto),
+		 proto_name[variant->proto]);
+	ASSERT_EQ(0, mkdir(sdir, 0755));
+	snprintf(p, sizeof(p), "%s/d", sdir);
+	ASSERT_EQ(0, mkdir(p, 0755));
+	snprintf(p, sizeof(p), "%s/d/f", sdir);
+	ASSERT_EQ(0, put_file(p, ""));
+	ASSERT_EQ(0, stat(p, &st));
+	snprintf(p, sizeof(p), "%s/d", cdir);
+	ASSERT_EQ(0, access(p, F_OK)) TH_LOG("%s: %s", p, strerror(errno));
+
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_subscribe(dev, 0, 0, 0, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, SRV_EXPORT));
+	ASSERT_EQ(0, rec_drain(dev, &b));
+	ASSERT_EQ(0, cl_setacl(cdir)) TH_LOG("the client's setxattr of the ACL");
+	/* the record comes before the call returned: read what is there */
+	pfd = (struct pollfd){ .fd = dev, .events = POLLIN };
+	for (i = 0; i < 10 && !found; i++) {
+		ASSERT_LE(0, poll(&pfd, 1, 1000));
+		ASSERT_EQ(0, rec_drain(dev, &b));
+		for (j = 0; j < b.n && !found; j++)
+			found = b.rec[j]->type == VFSB_REC_CHANGE &&
+				(b.rec[j]->reasons & VFSB_R_ACL) &&
+				b.rec[j]->ino == (__u64)st.st_ino;
+	}
+	EXPECT_TRUE(found) TH_LOG("no ACL record of d/f");
+	close(dev);
 }
 
 static pid_t main_pid;
