@@ -156,16 +156,19 @@
  * fs/nfsd/nfs3acl.c 110-116, fs/nfsd/vfs.c 587-592, fs/smb/server/vfs.c
  * 1934-1940, smbacl.c 1666-1673; later the same calls with an idmap and
  * a dentry), and set_posix_acl() has no security hook in it: it calls
- * ->set_acl() itself. On 6.1 it is the ACL hook (by its inode); from
- * 6.2 it is bracketed as a data helper is (hooks.c, set_posix_acl()).
- * test_servers acl_change_is_announced: NFSv3's SETACL.
+ * ->set_acl() itself. It is bracketed as a data helper is (hooks.c,
+ * set_posix_acl()), by its inode on 6.1 and its dentry from 6.2.
+ * test_servers acl_change_is_announced and setacl_waits: NFSv3's
+ * SETACL.
  */
 #ifdef VFSB_HAVE_SECURITY_INODE_SET_ACL
 #define VFSB_ACL_SET_SYMBOL	"security_inode_set_acl"
 #define VFSB_ACL_REMOVE_SYMBOL	"security_inode_remove_acl"
+#define VFSB_ACL_TARGET		struct dentry
 #else
-#define VFSB_ACL_SET_SYMBOL	"set_posix_acl"
+#define VFSB_ACL_SET_SYMBOL	NULL
 #define VFSB_ACL_REMOVE_SYMBOL	NULL
+#define VFSB_ACL_TARGET		struct inode
 #endif
 
 /*

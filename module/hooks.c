@@ -640,18 +640,8 @@ static noinline void vfsb_fileattr_change(struct ftrace_regs *fregs)
 static void vfsb_on_acl(struct ftrace_regs *fregs)
 {
 	struct vfsb_intent_req req = { };
-	struct dentry *dentry;
-	struct inode *inode;
 
-	if (vfsb_acl_target(ARG(1), &dentry, &inode)) {
-		vfsb_announce_dentry(dentry, VFSB_R_ACL, NULL, &req);
-	} else {
-		struct vfsb_event ev = {
-			.reasons = VFSB_R_ACL, .inode = inode,
-		};
-
-		vfsb_announce_change(inode->i_sb, &ev, true, &req);
-	}
+	vfsb_announce_dentry(ARG(1), VFSB_R_ACL, NULL, &req);
 	vfsb_settle_syscall(fregs, &req);
 }
 
@@ -909,41 +899,58 @@ static int notrace vfsb_wrap_vfs_fallocate(struct file *file, int mode,
 	return ret;
 }
 
-#ifdef VFSB_HAVE_SECURITY_INODE_SET_ACL
 /*
- * set_posix_acl(idmap, dentry, type, acl): nfsd's and ksmbd's POSIX ACLs
- * (compat.h). No security hook is in it, and ksmbd calls it outside
- * write access (the ACLs a new file inherits, after its create), so it
- * is bracketed as vfs_fallocate() is: a return hook holds a section from
- * its entry to its return and announces the change
- * (vfsb_span_set_posix_acl()); on a filesystem an intent subscriber
- * watches, the call moves here, where the change is announced and
- * waits for its ack.
+ * set_posix_acl(idmap, target, type, acl): nfsd's and ksmbd's POSIX ACLs
+ * (compat.h: the target is an inode on 6.1, a dentry from 6.2). No
+ * security hook is in it, and ksmbd calls it outside write access (the
+ * ACLs a new file inherits, after its create), so it is bracketed as
+ * vfs_fallocate() is: a return hook holds a section from its entry to
+ * its return and announces the change (vfsb_span_set_posix_acl()); on
+ * a filesystem an intent subscriber watches, the call moves here, where
+ * the change is announced and waits for its ack.
  */
+static struct super_block *vfsb_acl_event(struct vfsb_event *ev,
+					  void *target)
+{
+	struct dentry *dentry;
+	struct inode *inode;
+
+	if (vfsb_acl_target(target, &dentry, &inode)) {
+		vfsb_dentry_event(ev, dentry, VFSB_R_ACL, NULL);
+		return dentry->d_sb;
+	}
+	*ev = (struct vfsb_event){ .reasons = VFSB_R_ACL, .inode = inode };
+	return inode->i_sb;
+}
+
 static typeof(set_posix_acl) vfsb_wrap_set_posix_acl;
-static int notrace vfsb_wrap_set_posix_acl(struct mnt_idmap *idmap,
-					   struct dentry *dentry, int type,
+static int notrace vfsb_wrap_set_posix_acl(VFSB_IDMAP *idmap,
+					   VFSB_ACL_TARGET *target, int type,
 					   struct posix_acl *acl)
 {
+	struct super_block *sb;
 	struct vfsb_event ev;
 	struct vfsb_call c;
 	int ret;
 
 	VFSB_OUTER_SPAN_END();
-	vfsb_dentry_event(&ev, dentry, VFSB_R_ACL, NULL);
-	ret = vfsb_call_announce(&c, dentry->d_sb, &ev);
+	sb = vfsb_acl_event(&ev, target);
+	ret = vfsb_call_announce(&c, sb, &ev);
 	if (ret)
 		return ret;
-	ret = set_posix_acl(idmap, dentry, type, acl);
+	ret = set_posix_acl(idmap, target, type, acl);
 	vfsb_call_finish(&c);
 	return ret;
 }
 
 static bool vfsb_redirect_acl(struct ftrace_regs *fregs)
 {
-	return vfsb_intent_tracked(((struct dentry *)ARG(1))->d_sb);
+	struct dentry *dentry;
+	struct inode *inode;
+
+	return vfsb_intent_tracked(vfsb_acl_target(ARG(1), &dentry, &inode) ?
+				   dentry->d_sb : inode->i_sb);
 }
-#endif
 
 static typeof(vfs_copy_file_range) vfsb_wrap_vfs_copy_file_range;
 static ssize_t notrace vfsb_wrap_vfs_copy_file_range(struct file *in,
@@ -1157,21 +1164,17 @@ static bool vfsb_span_vfs_fallocate(const struct vfsb_span_call *c,
 	return vfsb_span_enter(c, d, sb, &ev);
 }
 
-#ifdef VFSB_HAVE_SECURITY_INODE_SET_ACL
-/* set_posix_acl(idmap, dentry, type, acl) */
+/* set_posix_acl(idmap, target, type, acl) */
 static bool vfsb_span_set_posix_acl(const struct vfsb_span_call *c,
 				    struct vfsb_span *d)
 {
-	struct dentry *dentry = CARG(1);
-	struct super_block *sb = dentry->d_sb;
 	struct vfsb_event ev;
+	struct super_block *sb = vfsb_acl_event(&ev, CARG(1));
 
 	if (!vfsb_sb_maybe_tracked(sb))
 		return false;
-	vfsb_dentry_event(&ev, dentry, VFSB_R_ACL, NULL);
 	return vfsb_span_enter(c, d, sb, &ev);
 }
-#endif
 
 /* clone, dedupe: (src, src_pos, dst, dst_pos, len, flags) */
 static bool vfsb_span_remap(const struct vfsb_span_call *c,
@@ -2087,11 +2090,9 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 	REDIRECT(vfs_iter_write, vfsb_redirect_data0, VFSB_COV_DATA),
 	SPAN("vfs_fallocate", vfs_fallocate, VFSB_COV_DATA),
 	REDIRECT(vfs_fallocate, vfsb_redirect_data0, VFSB_COV_DATA),
-#ifdef VFSB_HAVE_SECURITY_INODE_SET_ACL
 	SPAN("set_posix_acl", set_posix_acl, VFSB_COV_ACL, .optional = true),
 	REDIRECT(set_posix_acl, vfsb_redirect_acl, VFSB_COV_ACL,
 		 .optional = true),
-#endif
 	SPAN("kernel_write", data0, VFSB_COV_KERNEL_WRITE),
 	REDIRECT(kernel_write, vfsb_redirect_data0, VFSB_COV_KERNEL_WRITE),
 	ENTRY("__kernel_write", vfsb_on_kernel_write, VFSB_COV_KERNEL_WRITE),
