@@ -339,16 +339,6 @@ static struct vfsb_sub_link *vfsb_sole_journal(struct vfsb_sb *vsb)
 	return l;
 }
 
-/* The intent set's key of dir's entries (intent.c). */
-static struct vfsb_ikey vfsb_entries_key(struct super_block *sb,
-					 const struct inode *dir)
-{
-	return (struct vfsb_ikey){
-		.dev = new_encode_dev(sb->s_dev), .ino = dir->i_ino,
-		.gen = dir->i_generation, .kind = VFSB_IKEY_ENTRIES,
-	};
-}
-
 /*
  * The flags vfsb_build() gives ev's record where they decide whether a
  * journal stores more from it than its directory (ring.c,

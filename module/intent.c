@@ -346,14 +346,6 @@ static bool vfsb_newdir_clock_ok(const struct vfsb_intent *in)
 	       ktime_sub_ns(in->real_offset, VFSB_NEWDIR_CLOCK_SLACK);
 }
 
-static struct vfsb_ikey vfsb_dir_ikey(const struct inode *inode)
-{
-	return (struct vfsb_ikey){
-		.dev = new_encode_dev(inode->i_sb->s_dev), .ino = inode->i_ino,
-		.gen = inode->i_generation, .kind = VFSB_IKEY_ENTRIES,
-	};
-}
-
 /*
  * Whether k, not in the set, is the key of d, a directory (RCU keeps it
  * and its parent), changed in this epoch under a parent acked in it by
@@ -372,7 +364,7 @@ static bool vfsb_newdir_try(struct vfsb_intent *in, const struct vfsb_ikey *k,
 	inode = d ? d_inode_rcu(d) : NULL;
 	if (!inode || !S_ISDIR(inode->i_mode))
 		return false;
-	pk = vfsb_dir_ikey(inode);
+	pk = vfsb_entries_key(inode->i_sb, inode);
 	if (memcmp(&pk, k, sizeof(pk)) || !vfsb_ctime_by_clock(inode->i_sb))
 		return false;
 	ct = vfsb_inode_ctime(inode);
@@ -383,7 +375,7 @@ static bool vfsb_newdir_try(struct vfsb_intent *in, const struct vfsb_ikey *k,
 	pinode = parent && parent != d ? d_inode_rcu(parent) : NULL;
 	if (!pinode)
 		return false;
-	pk = vfsb_dir_ikey(pinode);
+	pk = vfsb_entries_key(pinode->i_sb, pinode);
 	e = vfsb_iset_find(in, &pk);
 	if (!e || e->seq > in->acked || e->how == VFSB_ISET_GIVEN_UP)
 		return false;
@@ -453,12 +445,11 @@ static u32 vfsb_intent_keys(const struct vfsb_record *rec,
 	if ((rec->flags & VFSB_RECF_LINKS) ||
 	    ((rec->flags & VFSB_RECF_DIR) && (rec->reasons & VFSB_R_RENAME_TO)))
 		keys[n++] = obj;
-	else if (new_dirs && vfsb_rec_dir_self(rec))
+	else if (new_dirs && vfsb_rec_dir_self(rec)) {
 		/* its ctime moves, which new directories are found by */
-		keys[n++] = (struct vfsb_ikey){
-			.dev = rec->dev, .ino = rec->ino,
-			.gen = rec->generation, .kind = VFSB_IKEY_ENTRIES,
-		};
+		keys[n] = obj;
+		keys[n++].kind = VFSB_IKEY_ENTRIES;
+	}
 	return n;
 }
 

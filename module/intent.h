@@ -6,6 +6,8 @@
 #ifndef VFSB_INTENT_H
 #define VFSB_INTENT_H
 
+#include <linux/fs.h>
+#include <linux/kdev_t.h>
 #include <linux/list.h>
 #include <linux/sched.h>
 #include <linux/types.h>
@@ -44,6 +46,16 @@ struct vfsb_ikey {
 #define VFSB_IKEY_OBJECT	1
 
 #define VFSB_IREQ_KEYS	4
+
+/* The intent set's key of the entries of dir, a directory of sb. */
+static inline struct vfsb_ikey vfsb_entries_key(const struct super_block *sb,
+						const struct inode *dir)
+{
+	return (struct vfsb_ikey){
+		.dev = new_encode_dev(sb->s_dev), .ino = dir->i_ino,
+		.gen = dir->i_generation, .kind = VFSB_IKEY_ENTRIES,
+	};
+}
 
 /*
  * A change of a directory's own attributes (mode, owner, times, flags,
