@@ -2031,20 +2031,6 @@ TEST(a_new_directory_holds_nothing_of_its_filesystem)
 }
 
 /*
- * Sets CLOCK_REALTIME by delta_s seconds; 0 or -errno. What a test set
- * back it sets forward again: the guest's clock is the console's.
- */
-static int clock_step(int delta_s)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_REALTIME, &ts))
-		return -errno;
-	ts.tv_sec += delta_s;
-	return clock_settime(CLOCK_REALTIME, &ts) ? -errno : 0;
-}
-
-/*
  * A new directory's ctime is what a journal's recovery finds it by:
  * with the realtime clock set back more than a second since the epoch
  * began, a directory made then is not taken as acked (its ctime could

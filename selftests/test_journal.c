@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -564,17 +563,6 @@ TEST(unsupervised_mount_is_a_gap)
  * clock is set forward past the recovery's margin once the older
  * directories are made.
  */
-/* Sets CLOCK_REALTIME forward by s seconds: 0 or -errno. */
-static int clock_forward(int s)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_REALTIME, &ts))
-		return -errno;
-	ts.tv_sec += s;
-	return clock_settime(CLOCK_REALTIME, &ts) ? -errno : 0;
-}
-
 TEST(new_directory_a_crash_left_unstored_is_read_whole)
 {
 	const char *dev = getenv("VFSB_SCRATCH_DEV");
@@ -588,7 +576,7 @@ TEST(new_directory_a_crash_left_unstored_is_read_whole)
 	ASSERT_EQ(0, mkdir(DIR_X "/p/c", 0755));
 	ASSERT_EQ(0, mkdir(DIR_X "/p/s", 0755));
 	/* those older than the recovery's margin (10 s) by the clock */
-	ASSERT_EQ(0, clock_forward(30));
+	ASSERT_EQ(0, clock_step(30));
 	watched = DIR_X;
 	ASSERT_EQ(0, daemon_start(&d, JOURNAL, "--commit-delay=60s"));
 	ASSERT_EQ(0, checkpoint(c0, sizeof(c0)));

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -106,4 +107,14 @@ long long fs_begun(int dev, const char *path)
 	struct vfsb_sb_stats st;
 
 	return vfsb_stats_path(dev, path, &st) ? -1 : (long long)st.sections_begun;
+}
+
+int clock_step(int delta_s)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts))
+		return -errno;
+	ts.tv_sec += delta_s;
+	return clock_settime(CLOCK_REALTIME, &ts) ? -errno : 0;
 }

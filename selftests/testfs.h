@@ -33,6 +33,12 @@ int touch(const char *path);
 /* Creates or truncates path with text: 0 when all of it was written. */
 int put_file(const char *path, const char *text);
 
+/*
+ * Sets CLOCK_REALTIME by delta_s seconds; 0 or -errno. A test that sets
+ * it back sets it forward again: the guest's clock is the console's.
+ */
+int clock_step(int delta_s);
+
 /* Sections in flight / begun on path's filesystem; -1 when untracked. */
 long long fs_in_flight(int dev, const char *path);
 long long fs_begun(int dev, const char *path);
