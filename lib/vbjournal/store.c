@@ -73,15 +73,6 @@ int vbj_exec(struct vbj_store *s, const char *sql)
 	return 0;
 }
 
-int vbj_begin(struct vbj_store *s)
-{
-	return vbj_exec(s, "BEGIN IMMEDIATE");
-}
-
-int vbj_commit(struct vbj_store *s)
-{
-	return vbj_exec(s, "COMMIT");
-}
 
 bool vbj_disk_full(struct vbj_store *s)
 {
@@ -99,15 +90,49 @@ bool vbj_busy(struct vbj_store *s)
 	return s->db && (sqlite3_errcode(s->db) & 0xff) == SQLITE_BUSY;
 }
 
+/*
+ * sql prepared once per connection: found by its address (vbj_run()'s
+ * callers pass string literals), else prepared and kept while there is
+ * room. The daemon runs the same few statements for every record it
+ * stores and every intent it commits, and preparing one (parsing and
+ * planning it) cost about as much as running it. *kept: whether it is
+ * kept (reset after use) or the caller's to finalize.
+ */
+static sqlite3_stmt *vbj_prepared(struct vbj_store *s, const char *sql,
+				  bool *kept)
+{
+	sqlite3_stmt *st;
+	int i;
+
+	for (i = 0; i < s->nstmts; i++) {
+		if (s->stmts[i].sql == sql) {
+			*kept = true;
+			return s->stmts[i].st;
+		}
+	}
+	*kept = s->nstmts < VBJ_STMTS;
+	if (sqlite3_prepare_v3(s->db, sql, -1,
+			       *kept ? SQLITE_PREPARE_PERSISTENT : 0, &st,
+			       NULL) != SQLITE_OK)
+		return NULL;
+	if (*kept) {
+		s->stmts[s->nstmts].sql = sql;
+		s->stmts[s->nstmts++].st = st;
+	}
+	return st;
+}
+
 /* One statement with text/int64 arguments ('t', 'i', 'b' + len). */
 static int vbj_run(struct vbj_store *s, const char *sql, const char *types,
 		   ...)
 {
 	sqlite3_stmt *st;
 	va_list ap;
+	bool kept;
 	int i, rc;
 
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+	st = vbj_prepared(s, sql, &kept);
+	if (!st) {
 		vbj_fail(s, sql);
 		return -EIO;
 	}
@@ -127,12 +152,28 @@ static int vbj_run(struct vbj_store *s, const char *sql, const char *types,
 	}
 	va_end(ap);
 	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
+	/* a kept statement holds no lock nor copy of its arguments */
+	if (kept) {
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+	} else {
+		sqlite3_finalize(st);
+	}
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
 		vbj_fail(s, sql);
 		return -EIO;
 	}
 	return 0;
+}
+
+int vbj_begin(struct vbj_store *s)
+{
+	return vbj_run(s, "BEGIN IMMEDIATE", "");
+}
+
+int vbj_commit(struct vbj_store *s)
+{
+	return vbj_run(s, "COMMIT", "");
 }
 
 int vbj_fail(struct vbj_store *s, const char *what)
@@ -420,8 +461,7 @@ static int open_read(struct vbj_store *s)
 	snprintf(side, sizeof(side), "%s-shm", s->path);
 	if (!access(side, F_OK))
 		return ret;
-	sqlite3_close(s->db);
-	s->db = NULL;
+	vbj_close(s);
 	s->err = VBJ_OK;
 	immutable_uri(s->path, uri, sizeof(uri));
 	if (sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
@@ -529,6 +569,8 @@ int vbj_open(struct vbj_store *s, const char *dir, enum vbj_mode mode)
 
 void vbj_close(struct vbj_store *s)
 {
+	while (s->nstmts > 0)
+		sqlite3_finalize(s->stmts[--s->nstmts].st);
 	if (s->db)
 		sqlite3_close(s->db);
 	s->db = NULL;

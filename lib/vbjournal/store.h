@@ -27,6 +27,9 @@
  */
 #define VBJ_SCHEMA_VERSION	1
 
+/* How many statements a connection keeps prepared (store.c). */
+#define VBJ_STMTS	32
+
 enum vbj_epoch_state { VBJ_OPEN = 0, VBJ_DURABLE = 1, VBJ_RECOVERED = 2 };
 
 /* How the journal is opened: queries read only, and never write. */
@@ -63,6 +66,12 @@ struct vbj_store {
 	bool log;		/* also print each failure on stderr (daemon) */
 	/* with log: prints one failure's line instead (NULL: stderr) */
 	void (*log_line)(const char *line);
+	/* statements kept prepared (store.c, vbj_prepared()) */
+	int nstmts;
+	struct {
+		const char *sql;
+		sqlite3_stmt *st;
+	} stmts[VBJ_STMTS];
 };
 
 /*

@@ -693,6 +693,7 @@ static const char *rescan_reason(__u32 why)
 static int store_batch(struct daemon *d, char *buf, size_t n, __u64 *ack)
 {
 	struct vfsb_record *r;
+	int64_t added = -1;	/* the epoch this transaction has added */
 	size_t off;
 	int ret = 0;
 
@@ -714,7 +715,10 @@ static int store_batch(struct daemon *d, char *buf, size_t n, __u64 *ack)
 			if (!f || !r->epoch)
 				break;
 			len = record_dir(r, key, sizeof(key));
-			ret = vbj_epoch_add(&d->st, journal_epoch(d, r->epoch));
+			if (journal_epoch(d, r->epoch) != added) {
+				added = journal_epoch(d, r->epoch);
+				ret = vbj_epoch_add(&d->st, added);
+			}
 			if (!ret)
 				ret = vbj_change_add(&d->st,
 						     journal_epoch(d, r->epoch),
