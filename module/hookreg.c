@@ -11,9 +11,9 @@
  * IPMODIFY, which ftrace grants one ops per function. An entry
  * callback moves a call only in intent mode (hooks.c), and a redirect
  * moves its call into its wrapper only on a filesystem an intent
- * subscriber watches; a second ops, with no callback of its own, takes
- * IPMODIFY on the functions whose hooks may move a call, and only
- * while an intent subscriber exists (see "Moving calls" below): a
+ * subscriber watches; a second ops takes IPMODIFY on the functions
+ * whose hooks may move a call, and their hooks with it, only while an
+ * intent subscriber exists (see "Moving calls" below): a
  * livepatch or a kprobe with a post_handler, which need IPMODIFY too,
  * can share every hooked function with a watch, and every one but
  * those while an intent subscriber exists. Each registration patches kernel
@@ -38,6 +38,7 @@
 #include <linux/hash.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/stop_machine.h>
 #include <linux/uaccess.h>
 #include <uapi/linux/vfsbarrier.h>
 
@@ -143,7 +144,12 @@ static inline void vfsb_hook_hit(const struct vfsb_hook *h)
 struct vfsb_live {
 	unsigned long ip;		/* 0: empty */
 	const struct vfsb_hook *h;
-	bool moves;			/* entry: its IPMODIFY is ours */
+	/*
+	 * entry: its IPMODIFY is ours, and vfsb_move_ops's callback runs
+	 * its hook (the entry callbacks' ops passes it by)
+	 */
+	bool moves;
+	bool held;	/* in vfsb_move_ops's filter; under vfsb_hooks_mutex */
 };
 
 struct vfsb_ftgroup {
@@ -256,17 +262,14 @@ static void vfsb_entry_redirect(const struct vfsb_live *l, unsigned long pip,
  * learns that from vfsb_hook_may_move(), set around the call (and put
  * back after, for the callback this one may have interrupted).
  */
-static void notrace vfsb_entry_cb(unsigned long ip, unsigned long pip,
-				  struct ftrace_ops *op,
-				  struct ftrace_regs *fregs)
+static void notrace vfsb_entry_run(const struct vfsb_live *l,
+				   unsigned long ip, unsigned long pip,
+				   struct ftrace_regs *fregs)
 {
-	const struct vfsb_live *l = vfsb_live_slot(&vfsb_entry_group, ip);
 	int bit = ftrace_test_recursion_trylock(ip, pip);
 	bool moved;
 
-	if (!l) {
-		/* not ours */
-	} else if (l->h->type == VFSB_HOOK_REDIRECT) {
+	if (l->h->type == VFSB_HOOK_REDIRECT) {
 		vfsb_entry_redirect(l, pip, fregs, bit);
 	} else if (bit >= 0) {
 		vfsb_hook_hit(l->h);
@@ -283,6 +286,17 @@ static void notrace vfsb_entry_cb(unsigned long ip, unsigned long pip,
 	}
 	if (bit >= 0)
 		ftrace_test_recursion_unlock(bit);
+}
+
+/* The entry callbacks' ops: every hook but those vfsb_move_ops runs. */
+static void notrace vfsb_entry_cb(unsigned long ip, unsigned long pip,
+				  struct ftrace_ops *op,
+				  struct ftrace_regs *fregs)
+{
+	const struct vfsb_live *l = vfsb_live_slot(&vfsb_entry_group, ip);
+
+	if (l && !READ_ONCE(l->moves))
+		vfsb_entry_run(l, ip, pip, fregs);
 }
 
 /* ---- registration ---- */
@@ -513,11 +527,11 @@ static int vfsb_rps_register(u32 *cov)
 	return 0;
 }
 
-static void vfsb_moves_unregister(void);
+static void vfsb_moves_unregister(bool teardown);
 
 static void vfsb_hooks_unregister(void)
 {
-	vfsb_moves_unregister();
+	vfsb_moves_unregister(true);
 	/* openers first, closers last */
 	vfsb_spans_unregister();
 	vfsb_rps_unregister();
@@ -586,26 +600,47 @@ static u32 vfsb_hooks_state = VFSB_HOOKS_OFF;
  * reserves: x86's ftrace_caller resumes at whatever address a callback
  * left in the registers (arch/x86/kernel/ftrace_64.S, "Handlers can
  * change the RIP"), with or without it. So the entry callbacks' ops has
- * none, and vfsb_move_ops, whose callback does nothing, takes it on the
- * functions of that ops whose hook may move the call (neither closes nor
- * stays), while some intent subscriber exists and the hooks are in.
- * Each function where ftrace grants it is marked (vfsb_live.moves)
- * after, and unmarked before it is let go: an entry callback moves a
- * call only there. Where it is refused (a livepatch or such a kprobe
- * was first), the hook's changes cannot wait: they go on unacked and
- * their filesystem gets a RESCAN (hooks.c), the function is named in
- * the kernel log, and its coverage group is reported as
- * intent_unwaited by VFSB_IOC_GET_VERSION.
+ * none, and while some intent subscriber exists and the hooks are in,
+ * vfsb_move_ops takes it on the functions of that ops whose hook may
+ * move the call (neither closes nor stays), and runs their hooks.
+ * Where it is refused (a livepatch or such a kprobe was first), the
+ * hook stays with the entry callbacks' ops, its changes cannot wait:
+ * they go on unacked and their filesystem gets a RESCAN (hooks.c), the
+ * function is named in the kernel log, and its coverage group is
+ * reported as intent_unwaited by VFSB_IOC_GET_VERSION.
+ *
+ * Each function is in one of the two ops, not both: a function that
+ * two ops trace is called through ftrace_ops_list_func(), which tests
+ * every ops in the system against its hashes, about 220 instructions a
+ * call more than an ops's own trampoline (6.1, TCG plugin count: 4 100
+ * instructions an entry of cp -a, a third of what intent mode cost).
+ * A function is handed over without a call that neither hook runs or
+ * both run: both ops trace it while l->moves changes, and l->moves says
+ * which of the two callbacks runs the hook. That is read once in each
+ * callback, and the list function calls both in one pass with
+ * preemption disabled (6.1 kernel/trace/ftrace.c 7628-7669, by
+ * trace_test_and_set_recursion(), include/linux/trace_recursion.h 177),
+ * so it changes in stop_machine(), never within a pass. Before it changes, a
+ * task that entered the trampoline of the ops alone at that function,
+ * preemptible there, would call only the callback that is to pass it
+ * by: synchronize_rcu_tasks() waits for it to leave, as ftrace does
+ * before it frees a trampoline (ftrace_shutdown(), 6.1 ftrace.c
+ * 3121-3127).
  */
 static struct ftrace_ops vfsb_move_ops;
 static bool vfsb_move_registered;
 static unsigned int vfsb_intent_users;
 static u32 vfsb_cov_unwaited;
 
+/* vfsb_move_ops's callback: the hooks it took from the entry callbacks. */
 static void notrace vfsb_move_cb(unsigned long ip, unsigned long pip,
 				 struct ftrace_ops *op,
 				 struct ftrace_regs *fregs)
 {
+	const struct vfsb_live *l = vfsb_live_slot(&vfsb_entry_group, ip);
+
+	if (l && READ_ONCE(l->moves))
+		vfsb_entry_run(l, ip, pip, fregs);
 }
 
 /* vfsb_move_ops unregistered, its filter freed: a fresh one. */
@@ -614,7 +649,8 @@ static void vfsb_move_ops_reset(void)
 	ftrace_free_filter(&vfsb_move_ops);
 	memset(&vfsb_move_ops, 0, sizeof(vfsb_move_ops));
 	vfsb_move_ops.func = vfsb_move_cb;
-	vfsb_move_ops.flags = FTRACE_OPS_FL_IPMODIFY;
+	vfsb_move_ops.flags = FTRACE_OPS_FL_IPMODIFY |
+			      FTRACE_OPS_FL_PERMANENT;
 }
 
 /* Takes IPMODIFY on ip for vfsb_move_ops: 0 or ftrace's error. */
@@ -637,6 +673,65 @@ static int vfsb_move_add(unsigned long ip)
 static bool vfsb_live_may_move(const struct vfsb_live *l)
 {
 	return l->ip && !l->h->closes && !l->h->stays;
+}
+
+/* The functions vfsb_move_ops holds, into ips: how many. */
+static size_t vfsb_held_ips(unsigned long *ips)
+{
+	struct vfsb_ftgroup *g = &vfsb_entry_group;
+	size_t i, n = 0;
+
+	for (i = 0; i < VFSB_LIVE_SLOTS; i++)
+		if (g->live[i].held)
+			ips[n++] = g->live[i].ip;
+	return n;
+}
+
+/* In stop_machine(): no CPU is inside a callback. */
+static int vfsb_moves_flip(void *data)
+{
+	struct vfsb_ftgroup *g = &vfsb_entry_group;
+	const bool *on = data;
+	size_t i;
+
+	for (i = 0; i < VFSB_LIVE_SLOTS; i++)
+		if (g->live[i].held)
+			WRITE_ONCE(g->live[i].moves, *on);
+	return 0;
+}
+
+/*
+ * The held functions' hooks to vfsb_move_ops (on) or back to the entry
+ * callbacks' ops, both tracing them (above). Under vfsb_hooks_mutex.
+ */
+static void vfsb_moves_hand_over(bool on)
+{
+	synchronize_rcu_tasks();
+	stop_machine(vfsb_moves_flip, &on, NULL);
+}
+
+/*
+ * Takes a filter update of the entry callbacks' ops: the held functions
+ * out of it (remove) or back in. Out, never all of them: an empty
+ * filter traces every function, and the ops always keeps the hooks that
+ * close or stay.
+ */
+static int vfsb_entry_filter_held(bool remove)
+{
+	unsigned long *ips;
+	size_t n;
+	int ret;
+
+	ips = kcalloc(VFSB_LIVE_SLOTS, sizeof(*ips), GFP_KERNEL);
+	if (!ips)
+		return -ENOMEM;
+	n = vfsb_held_ips(ips);
+	ret = 0;
+	if (n && (!remove || n < vfsb_entry_group.nr))
+		ret = ftrace_set_filter_ips(&vfsb_entry_group.ops, ips, n,
+					    remove, 0);
+	kfree(ips);
+	return ret;
 }
 
 /* Under vfsb_hooks_mutex, the hooks in, an intent subscriber there. */
@@ -666,8 +761,8 @@ static void vfsb_moves_register(void)
 		vfsb_move_registered = n > 0;
 		for (i = 0; i < VFSB_LIVE_SLOTS; i++)
 			if (vfsb_live_may_move(&g->live[i]))
-				WRITE_ONCE(g->live[i].moves, true);
-		return;
+				g->live[i].held = true;
+		goto hand_over;
 	}
 	vfsb_move_ops_reset();
 one_by_one:
@@ -679,27 +774,53 @@ one_by_one:
 			continue;
 		ret = vfsb_move_add(l->ip);
 		if (!ret) {
-			WRITE_ONCE(l->moves, true);
+			l->held = true;
 			continue;
 		}
 		vfsb_cov_unwaited |= l->h->cov;
 		pr_info("%s: ftrace's IPMODIFY refused (%d: a livepatch or a kprobe with a post_handler has it): intent waits there fall back to none (coverage %#x)\n",
 			l->h->symbol, ret, l->h->cov);
 	}
+hand_over:
+	if (!vfsb_move_registered)
+		return;
+	vfsb_moves_hand_over(true);
+	/* failing, the functions stay in both: slower, no less hooked */
+	ret = vfsb_entry_filter_held(true);
+	if (ret)
+		pr_info("the entry callbacks keep the moving functions (%d)\n",
+			ret);
 }
 
-/* Under vfsb_hooks_mutex: no function's IPMODIFY is the module's after. */
-static void vfsb_moves_unregister(void)
+/*
+ * Under vfsb_hooks_mutex: no function's IPMODIFY is the module's after.
+ * teardown: every hook is coming out now (no superblock is tracked), so
+ * the entry callbacks' ops need not take them back first.
+ */
+static void vfsb_moves_unregister(bool teardown)
 {
 	struct vfsb_ftgroup *g = &vfsb_entry_group;
 	size_t i;
+	int ret;
 
 	lockdep_assert_held(&vfsb_hooks_mutex);
-	for (i = 0; i < VFSB_LIVE_SLOTS; i++)
-		WRITE_ONCE(g->live[i].moves, false);
 	vfsb_cov_unwaited = 0;
 	if (!vfsb_move_registered)
 		return;
+	if (!teardown) {
+		ret = vfsb_entry_filter_held(false);
+		if (ret) {
+			/* left as they are: moved, IPMODIFY held, hooked */
+			pr_warn("the moving functions stay with the intent hooks until the hooks come out (%d)\n",
+				ret);
+			return;
+		}
+		vfsb_moves_hand_over(false);
+	}
+	for (i = 0; i < VFSB_LIVE_SLOTS; i++) {
+		WRITE_ONCE(g->live[i].moves, false);
+		g->live[i].held = false;
+	}
 	/* every callback that read a mark set (preemption off) is done */
 	synchronize_rcu();
 	unregister_ftrace_function(&vfsb_move_ops);
@@ -724,7 +845,7 @@ void vfsb_hookreg_intent_put(void)
 {
 	mutex_lock(&vfsb_hooks_mutex);
 	if (!--vfsb_intent_users)
-		vfsb_moves_unregister();
+		vfsb_moves_unregister(false);
 	mutex_unlock(&vfsb_hooks_mutex);
 }
 
