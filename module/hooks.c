@@ -928,6 +928,7 @@ static int notrace vfsb_wrap_set_posix_acl(VFSB_IDMAP *idmap,
 					   VFSB_ACL_TARGET *target, int type,
 					   struct posix_acl *acl)
 {
+	struct dentry *alias = NULL;
 	struct super_block *sb;
 	struct vfsb_event ev;
 	struct vfsb_call c;
@@ -935,11 +936,29 @@ static int notrace vfsb_wrap_set_posix_acl(VFSB_IDMAP *idmap,
 
 	VFSB_OUTER_SPAN_END();
 	sb = vfsb_acl_event(&ev, target);
+	/*
+	 * 6.1 gives an inode. Its ACL xattr handler calls here too, from
+	 * vfs_setxattr(), which holds the inode's lock and whose check
+	 * announced the change by its dentry and waited for that
+	 * directory's ack (6.1.0-57 fs/xattr.c vfs_setxattr() 308-309,
+	 * __vfs_setxattr_locked() 268-277; fs/posix_acl.c
+	 * posix_acl_xattr_set() 1189): announced by the inode alone, no
+	 * directory's ack was found for it, and it waited for a second
+	 * one, in that lock (test_intent acl_changes_wait_once). By a
+	 * dentry of the inode it is that directory's, acked already (a
+	 * file with several links may be named by another link's).
+	 */
+	if (!ev.dentry) {
+		alias = d_find_alias(ev.inode);
+		if (alias)
+			vfsb_dentry_event(&ev, alias, VFSB_R_ACL, NULL);
+	}
 	ret = vfsb_call_announce(&c, sb, &ev);
-	if (ret)
-		return ret;
-	ret = set_posix_acl(idmap, target, type, acl);
-	vfsb_call_finish(&c);
+	if (!ret) {
+		ret = set_posix_acl(idmap, target, type, acl);
+		vfsb_call_finish(&c);
+	}
+	dput(alias);
 	return ret;
 }
 
