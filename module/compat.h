@@ -172,6 +172,21 @@
 #endif
 
 /*
+ * From 6.2 setxattr(2), removexattr(2) and io_uring's IORING_OP_SETXATTR
+ * of a POSIX ACL's name go through vfs_set_acl() and vfs_remove_acl(),
+ * not vfs_setxattr() (6.12.95 fs/xattr.c do_setxattr() 622-627,
+ * removexattr() 900; 7.3.4 655-660, 1035), and ksmbd and overlayfs call
+ * them too. Their check, security_inode_set_acl() or _remove_acl(), runs
+ * atomically, so a kernel thread's or io-wq worker's ACL change waits in
+ * their wrappers (hooks.c), as its other attribute changes wait in
+ * vfs_setxattr()'s: configure/VFS_SET_ACL checks the prototypes (an idmap
+ * first, from 6.3). 6.1 has neither: its ACLs are xattrs there.
+ */
+#if defined(VFSB_HAVE_VFS_SET_ACL) && defined(VFSB_NS_WRAPPERS)
+#define VFSB_ACL_WRAPPERS	1
+#endif
+
+/*
  * fs-verity and fscrypt compiled out: their ioctl entry points are inline
  * stubs that change nothing, so there is no such write path to hook, and
  * none to miss (a NULL symbol: the hook is left out, its coverage holds).

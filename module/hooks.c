@@ -50,6 +50,7 @@
 #include <linux/sched/task_stack.h>
 #include <linux/posix_acl.h>
 #include <linux/security.h>
+#include <linux/slab.h>
 #include <linux/xattr.h>
 #include <linux/splice.h>
 #include <uapi/linux/vfsbarrier.h>
@@ -636,13 +637,17 @@ static noinline void vfsb_fileattr_change(struct ftrace_regs *fregs)
 	vfsb_settle_syscall(fregs, &req);
 }
 
-/* POSIX ACLs: see compat.h for which function, by kernel. */
+/*
+ * POSIX ACLs: see compat.h for which function, by kernel. (idmap,
+ * dentry, ...): a kernel thread or io-wq worker parks its wait with
+ * vfs_set_acl()'s or vfs_remove_acl()'s wrapper, by the dentry.
+ */
 static void vfsb_on_acl(struct ftrace_regs *fregs)
 {
 	struct vfsb_intent_req req = { };
 
 	vfsb_announce_dentry(ARG(1), VFSB_R_ACL, NULL, &req);
-	vfsb_settle_syscall(fregs, &req);
+	vfsb_settle_ns(fregs, &req, ARG(1));
 }
 
 /* ---- data writes ---- */
@@ -1480,6 +1485,63 @@ static int notrace vfsb_wrap_vfs_removexattr(VFSB_IDMAP *idmap,
 	return VFSB_NS_CALL(dentry, vfs_removexattr(idmap, dentry, name));
 }
 
+#ifdef VFSB_ACL_WRAPPERS
+/*
+ * POSIX ACLs from 6.2 (compat.h): vfs_set_acl() and vfs_remove_acl()
+ * take the inode's lock themselves and make their check under it before
+ * they change anything, and drop the lock before they return (6.12.95
+ * fs/posix_acl.c: vfs_set_acl() 1115-1127 and 1143, vfs_remove_acl()
+ * 1223-1235 and 1251; 7.3.4: 1120-1132 and 1148, 1228-1240 and 1256):
+ * the wrapper waits in what its caller holds, write access (6.12.95
+ * io_uring/xattr.c __io_setxattr() 212-215; 7.3.4 fs/xattr.c
+ * filename_setxattr() 688-691, file_setxattr() 668-673).
+ *
+ * vfs_set_acl() translates the ACL's ids in place for an idmapped mount
+ * before its check (vfs_set_acl_idmapped_mnt(), 6.12.95 1109, 7.3.4
+ * 1114): a call again gets the caller's entries back, or an idmapped
+ * mount's ids would be translated twice.
+ */
+static int vfsb_set_acl_once(VFSB_IDMAP *idmap, struct dentry *dentry,
+			     const char *acl_name, struct posix_acl *kacl,
+			     const struct posix_acl_entry *orig)
+{
+	if (orig)
+		memcpy(kacl->a_entries, orig,
+		       kacl->a_count * sizeof(*kacl->a_entries));
+	return vfs_set_acl(idmap, dentry, acl_name, kacl);
+}
+
+static typeof(vfs_set_acl) vfsb_wrap_vfs_set_acl;
+static int notrace vfsb_wrap_vfs_set_acl(VFSB_IDMAP *idmap,
+					 struct dentry *dentry,
+					 const char *acl_name,
+					 struct posix_acl *kacl)
+{
+	struct posix_acl_entry *orig = NULL;
+	int ret;
+
+	if (kacl) {
+		orig = kmemdup(kacl->a_entries,
+			       kacl->a_count * sizeof(*kacl->a_entries),
+			       GFP_KERNEL);
+		if (!orig)
+			return -ENOMEM;
+	}
+	ret = VFSB_NS_CALL(dentry, vfsb_set_acl_once(idmap, dentry, acl_name,
+						     kacl, orig));
+	kfree(orig);
+	return ret;
+}
+
+static typeof(vfs_remove_acl) vfsb_wrap_vfs_remove_acl;
+static int notrace vfsb_wrap_vfs_remove_acl(VFSB_IDMAP *idmap,
+					    struct dentry *dentry,
+					    const char *acl_name)
+{
+	return VFSB_NS_CALL(dentry, vfs_remove_acl(idmap, dentry, acl_name));
+}
+#endif
+
 /* (idmap, dir, dentry, ...): mkdir, mknod, symlink, rmdir, unlink */
 static bool vfsb_redirect_ns_dir1(struct ftrace_regs *fregs)
 {
@@ -1497,7 +1559,7 @@ static bool vfsb_redirect_rename(struct ftrace_regs *fregs)
 	return vfsb_ns_redirect(((struct renamedata *)ARG(0))->old_dentry->d_sb);
 }
 
-/* notify_change: (idmap, dentry, ...) */
+/* notify_change, vfs_setxattr, vfs_set_acl...: (idmap, dentry, ...) */
 static bool vfsb_redirect_ns_dentry1(struct ftrace_regs *fregs)
 {
 	return vfsb_ns_redirect(((struct dentry *)ARG(1))->d_sb);
@@ -2101,6 +2163,12 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 		 .optional = true),
 	REDIRECT(vfs_removexattr, vfsb_redirect_ns_dentry1, VFSB_COV_NAMESPACE,
 		 .optional = true),
+#ifdef VFSB_ACL_WRAPPERS
+	REDIRECT(vfs_set_acl, vfsb_redirect_ns_dentry1, VFSB_COV_ACL,
+		 .optional = true),
+	REDIRECT(vfs_remove_acl, vfsb_redirect_ns_dentry1, VFSB_COV_ACL,
+		 .optional = true),
+#endif
 #endif
 
 	/* data */

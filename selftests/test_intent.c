@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1952,6 +1953,198 @@ TEST(acl_changes_wait_once)
 	EXPECT_EQ(0, change_waits(dev, op_default_acl, DIR_T "/b/d",
 				  made_default_acl));
 	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+/* IORING_OP_SETXATTR of the ACL above as name on path: as uring_ns(). */
+static int uring_setacl(const char *path, const char *name)
+{
+	struct vfsb_uring r = { };
+	struct io_uring_sqe sqe;
+	int ret, cres;
+
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_SETXATTR;
+	sqe.fd = AT_FDCWD;
+	sqe.addr = (unsigned long)name;
+	sqe.addr2 = (unsigned long)&acl_blob;
+	sqe.addr3 = (unsigned long)path;
+	sqe.len = sizeof(acl_blob);
+	ret = vfsb_uring_init(&r, 4);
+	if (!ret)
+		ret = vfsb_uring_run(&r, &sqe, &cres);
+	vfsb_uring_exit(&r);
+	return ret ? ret : cres;
+}
+
+static int op_uring_access_acl(const char *path, int ctl, int res)
+{
+	return uring_setacl(path, "system.posix_acl_access");
+}
+
+static int op_uring_default_acl(const char *path, int ctl, int res)
+{
+	return uring_setacl(path, "system.posix_acl_default");
+}
+
+/*
+ * io_uring's IORING_OP_SETXATTR of a POSIX ACL: from 6.2 the io-wq
+ * worker sets it through vfs_set_acl(), not vfs_setxattr(), and waits
+ * for its ack in vfs_set_acl()'s wrapper (6.1: vfs_setxattr()'s). An
+ * access ACL on a file, a default ACL on a directory, each in a
+ * directory of its own; default mode and --refuse-unwaited alike.
+ */
+static void uring_acl_waits(struct __test_metadata *_metadata, __u32 flags)
+{
+	int dev, ret;
+
+	ASSERT_EQ(0, setup(&dev, flags, LONG_MS));
+	ASSERT_EQ(0, mkdir(DIR_T "/a", 0755));
+	ASSERT_EQ(0, put_file(DIR_T "/a/f", ""));
+	ASSERT_EQ(0, mkdir(DIR_T "/b", 0755));
+	ASSERT_EQ(0, mkdir(DIR_T "/b/d", 0755));
+	ret = change_waits(dev, op_uring_access_acl, DIR_T "/a/f",
+			   made_access_acl);
+	if (ret == -ENOSYS || ret == -EINVAL) {
+		close(dev);
+		umount2(DIR_T, MNT_DETACH);
+		SKIP(return, "no io_uring setxattr");
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(0, change_waits(dev, op_uring_default_acl, DIR_T "/b/d",
+				  made_default_acl));
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+TEST(io_uring_acl_changes_wait_for_their_ack)
+{
+	uring_acl_waits(_metadata, 0);
+}
+
+TEST(io_uring_acl_changes_wait_with_refuse_unwaited)
+{
+	uring_acl_waits(_metadata, VFSB_SUB_REFUSE_UNWAITED);
+}
+
+#define DIR_I	"/tmp/in-i"
+
+/*
+ * A user namespace whose ids 0 to 9 are the host's 1000 to 1009, as a
+ * descriptor (its process is gone), or -errno.
+ */
+static int userns_fd(void)
+{
+	static const char *const maps[] = { "uid_map", "setgroups",
+					    "gid_map" };
+	static const char *const vals[] = { "0 1000 10\n", "deny",
+					    "0 1000 10\n" };
+	char p[64], c;
+	int ready[2], fd, i, ret = 0;
+	pid_t pid;
+
+	if (pipe2(ready, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		c = !unshare(CLONE_NEWUSER);
+		if (write(ready[1], &c, 1) == 1)
+			pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	if (read(ready[0], &c, 1) != 1 || !c)
+		ret = -EPERM;
+	for (i = 0; !ret && i < 3; i++) {
+		snprintf(p, sizeof(p), "/proc/%d/%s", pid, maps[i]);
+		fd = open(p, O_WRONLY);
+		if (fd < 0 || write(fd, vals[i], strlen(vals[i])) < 0)
+			ret = -errno;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (!ret) {
+		snprintf(p, sizeof(p), "/proc/%d/ns/user", pid);
+		ret = open(p, O_RDONLY | O_CLOEXEC);
+		if (ret < 0)
+			ret = -errno;
+	}
+	close(ready[0]);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return ret;
+}
+
+/* src mounted again on dst through userns_fd()'s ids: 0, or -errno. */
+static int idmapped_mount(const char *src, const char *dst)
+{
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP };
+	int fd, ns, ret = 0;
+
+	ns = userns_fd();
+	if (ns < 0)
+		return ns;
+	fd = open_tree(AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		close(ns);
+		return ret;
+	}
+	attr.userns_fd = ns;
+	if (mount_setattr(fd, "", AT_EMPTY_PATH, &attr, sizeof(attr)) ||
+	    (mkdir(dst, 0755) && errno != EEXIST) ||
+	    move_mount(fd, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH))
+		ret = -errno;
+	close(fd);
+	close(ns);
+	return ret;
+}
+
+/*
+ * Through an idmapped mount, vfs_set_acl() translates the ACL's ids in
+ * place before its check: the io-wq worker's call that waited and is
+ * made again must not translate them twice (hooks.c, vfs_set_acl()'s
+ * wrapper). The mount's user 1000 is the filesystem's 0; translated
+ * twice it would be no user at all.
+ */
+TEST(io_uring_acl_through_an_idmapped_mount_lands_once)
+{
+	struct {
+		unsigned int version;
+		struct {
+			unsigned short tag, perm;
+			unsigned int id;
+		} e[5];
+	} got;
+	int dev, ret;
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, mkdir(DIR_T "/i", 0755));
+	ASSERT_EQ(0, put_file(DIR_T "/i/f", ""));
+	ret = idmapped_mount(DIR_T, DIR_I);
+	if (ret) {
+		close(dev);
+		umount2(DIR_T, MNT_DETACH);
+		SKIP(return, "no idmapped tmpfs mount: %s", strerror(-ret));
+	}
+	ret = change_waits(dev, op_uring_access_acl, DIR_I "/i/f",
+			   made_access_acl);
+	if (ret == -ENOSYS || ret == -EINVAL) {
+		close(dev);
+		umount2(DIR_I, MNT_DETACH);
+		umount2(DIR_T, MNT_DETACH);
+		SKIP(return, "no io_uring setxattr");
+	}
+	EXPECT_EQ(0, ret);
+	ASSERT_EQ(sizeof(got), getxattr(DIR_T "/i/f", "system.posix_acl_access",
+					&got, sizeof(got)));
+	EXPECT_EQ(0x02, got.e[1].tag);
+	EXPECT_EQ(0, got.e[1].id) TH_LOG("user %u on the filesystem",
+					 got.e[1].id);
+	close(dev);
+	umount2(DIR_I, MNT_DETACH);
 	umount2(DIR_T, MNT_DETACH);
 }
 
