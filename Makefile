@@ -11,7 +11,7 @@ KVER ?=
 BUILD := $(if $(VFSB_BUILD),$(VFSB_BUILD),$(CURDIR)/build)
 
 .PHONY: all deps module lib selftests tools lint check check-host check-matrix demo \
-	bench bench-realwork stress crashtest clean dkms-install dkms-uninstall install \
+	bench bench-realwork profile stress crashtest clean dkms-install dkms-uninstall install \
 	uninstall deb deb-check
 
 all: module selftests tools
@@ -74,6 +74,12 @@ bench: deps
 # and without the journal; SIZE=full for the larger source tree.
 bench-realwork: deps
 	@VFSB_BENCH_REALWORK_SIZE=$(or $(SIZE),small) scripts/bench-realwork.sh $(KVER)
+
+# Instructions per function in the steady phase's loops or the real
+# work runs (scripts/profile.sh, a QEMU TCG plugin; BENCHMARKS.md):
+# PHASE=steady or realwork.
+profile: deps
+	@scripts/profile.sh $(or $(PHASE),steady) $(KVER)
 
 # Hooks registered and removed in a loop under write load, in
 # single-threaded TCG (see scripts/stress.sh, selftests/stress/README.md);

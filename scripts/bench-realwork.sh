@@ -13,6 +13,7 @@
 # VFSB_GUEST_MEM=4096 or more); VFSB_BENCH_REALWORK_DISK (ram, the
 # default: 2048 MiB of guest memory unless VFSB_GUEST_MEM says, or
 # virtio); VFSB_BENCH_REALWORK_ONLY (workloads);
+# VFSB_BENCH_REALWORK_SETUPS (setups: tools/bench-realwork.sh);
 # VFSB_BENCH_REALWORK_ALSO: the other phases in that boot (default
 # journal; empty: none).
 set -eu

@@ -68,6 +68,7 @@ boot() {
 	timeout --foreground -k 5 "$tmo" qemu-system-x86_64 \
 		-accel "$accel" -cpu max -smp "$smp" -m "${VFSB_GUEST_MEM:-1024}" \
 		${icount:+-icount} ${icount:+"$icount"} \
+		${VFSB_QEMU_PLUGIN:+-plugin} ${VFSB_QEMU_PLUGIN:+"$VFSB_QEMU_PLUGIN"} \
 		-nographic -no-reboot -net none -monitor none -serial stdio \
 		-kernel "$vmlinuz" -initrd "$initrd" \
 		"$@" \

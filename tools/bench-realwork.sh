@@ -9,6 +9,11 @@
 #   jd       vbjournald in its default mode (intent: the first change of
 #            each directory in each epoch waits for its ack)
 #   refuse   vbjournald --refuse-unwaited
+#   jdtmp    vbjournald with its journal in the guest's tmpfs, whose
+#            fsync does nothing: against jd, what the journal's commits
+#            cost (only when VFSB_BENCH_REALWORK_SETUPS names it)
+# VFSB_BENCH_REALWORK_SETUPS: which, in order (default none watch jd
+# refuse). VFSB_BENCH_PROF (scripts/profile.sh): marks around each run.
 # Workloads:
 #   untar    tar -xf of a part of linux-source-6.1 (/lib/vfsb/src.tar,
 #            scripts/bench-src.sh)
@@ -105,7 +110,7 @@ svc=${VFSB_BENCH_REALWORK_SERVICE_S:-30}
 case $mode in
 time)
 	works=${VFSB_BENCH_REALWORK_ONLY:-untar cp git fio nfsuntar}
-	setups="none watch jd refuse"
+	setups=${VFSB_BENCH_REALWORK_SETUPS:-none watch jd refuse}
 	;;
 carry)
 	works=${VFSB_BENCH_REALWORK_ONLY:-untar cp git fio spool logs}
@@ -196,12 +201,14 @@ setup() {
 		s_pid=$!
 		started "^streaming" $tmp/stream.err $s_pid "vbctl stream" || return 1
 		;;
-	jd | refuse)
-		rm -rf $jrdir/j
+	jd | refuse | jdtmp)
+		rm -rf $jrdir/j /tmp/jtmp
 		r=
 		[ "$1" = refuse ] && r=--refuse-unwaited
+		jj=$jrdir/j
+		[ "$1" = jdtmp ] && jj=/tmp/jtmp
 		# shellcheck disable=SC2086 # $r: a word or none
-		vbjournald --fs "$fs" --journal $jrdir/j --verbose $r >$tmp/jd.log 2>&1 &
+		vbjournald --fs "$fs" --journal "$jj" --verbose $r >$tmp/jd.log 2>&1 &
 		jd_pid=$!
 		started "vbjournald: journal" $tmp/jd.log $jd_pid vbjournald || return 1
 		;;
@@ -233,7 +240,7 @@ teardown() {
 		kill "$jd_pid"
 		wait "$jd_pid" 2>/dev/null
 		jd_pid=''
-		vbjournal --journal $jrdir/j status --json >$tmp/status.json 2>&1
+		vbjournal --journal "$jj" status --json >$tmp/status.json 2>&1
 		for k in intents records ack_latency_avg_ms unacked_changes; do
 			v=$(sed -n "s/.*\"$k\": *\([0-9.]*\).*/\1/p" $tmp/status.json | head -n 1)
 			printf '%s ' "${v:-null}"
@@ -493,10 +500,18 @@ for w in $works; do
 		settle
 		m0=$(daemon_mark)
 		echo 0 >$tmp/untimed
+		# scripts/profile.sh: symbols, then a mark (as bench_journal's)
+		if [ -n "${VFSB_BENCH_PROF:-}" ]; then
+			dd if=/proc/kallsyms of=/dev/vdc bs=16M seek="${prof_n:=0}" iflag=fullblock conv=sync,notrunc status=none
+			say "prof symbols $prof_n: $w $s"
+			prof_n=$((prof_n + 1))
+			prof_mark
+		fi
 		t0=$(now_us)
 		run "$w" "$s" 2>$tmp/err
 		rc=$?
 		t1=$(now_us)
+		[ -z "${VFSB_BENCH_PROF:-}" ] || prof_mark
 		t1=$((t1 - $(cat $tmp/untimed)))
 		m1=$(daemon_mark)
 		# the daemon's CPU, checkpoints and wake-ups within the timed run
