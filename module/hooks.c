@@ -244,7 +244,8 @@ static void vfsb_settle_call(struct ftrace_regs *fregs,
 {
 	enum vfsb_settle s;
 
-	if (vfsb_cannot_move(req))
+	/* nothing to wait for: each step below would do nothing */
+	if (!req->in || vfsb_cannot_move(req))
 		return;
 	s = vfsb_intent_defer_syscall(req, async);
 
@@ -277,7 +278,8 @@ static void vfsb_settle_syscall(struct ftrace_regs *fregs,
 static void vfsb_settle_ns(struct ftrace_regs *fregs,
 			   struct vfsb_intent_req *req, const void *key)
 {
-	if (vfsb_cannot_move(req))
+	/* nothing to wait for: each step below would do nothing */
+	if (!req->in || vfsb_cannot_move(req))
 		return;
 	if (vfsb_intent_park(key, req, false)) {
 		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_refuse);
