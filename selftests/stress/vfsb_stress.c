@@ -19,7 +19,12 @@
  *	every DIR (the first watch registers the hooks), keep the watches
  *	HOLD_MS, close, unload (delete_module, retried while busy: the
  *	unload takes the hooks out), again; CYCLES cycles or SECONDS,
- *	whichever ends first. One line per cycle.
+ *	whichever ends first. One line per cycle. Every cycle also opens
+ *	an intent subscriber that watches nothing (so that no write waits
+ *	for it), before the watches on odd cycles and after them on even
+ *	ones, and closes it first: the hooks that may move a call change
+ *	ftrace_ops while the hooks come in, while they are in, and on its
+ *	close (the module's hookreg.c, "Moving calls").
  *
  *   vfsb_stress tracefs KIND CYCLES SECONDS
  *	the same churn with no vfsbarrier at all, by tracefs alone:
@@ -177,9 +182,30 @@ static int cmd_writers(int argc, char **argv)
 
 /* ---- the module churn ---- */
 
+/* An intent subscriber that watches nothing: its fd, or -1 (said why). */
+static int intent_open(int c)
+{
+	int fd = vfsb_open();
+	int ret;
+
+	if (fd < 0) {
+		say("stress: cycle %d: open %s: %s", c, VFSB_DEVICE_PATH,
+		    strerror(errno));
+		return -1;
+	}
+	ret = vfsb_subscribe_intent(fd, 0, 0, 0, NULL);
+	if (ret) {
+		say("stress: cycle %d: intent subscriber: %s", c,
+		    strerror(-ret));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static int cmd_vfsb(int argc, char **argv)
 {
-	int cycles, hold_ms, i, c, ret, busy;
+	int cycles, hold_ms, i, c, ret, busy, idev = -1;
 	double secs, t0, end, ta, tb, tc, td;
 
 	if (argc < 4)
@@ -205,14 +231,20 @@ static int cmd_vfsb(int argc, char **argv)
 			return 1;
 		}
 		tb = now();
+		if (c & 1)
+			idev = intent_open(c);
 		for (i = 3; i < argc; i++) {
 			ret = vfsb_watch_path(dev, argv[i]);
 			if (ret)
 				say("stress: cycle %d: watch %s: %s", c, argv[i],
 				    strerror(-ret));
 		}
+		if (!(c & 1))
+			idev = intent_open(c);
 		tc = now();
 		usleep(hold_ms * 1000);
+		if (idev >= 0)
+			close(idev);
 		close(dev);
 		/* busy until the tracking's teardown has let go of it */
 		busy = 0;
