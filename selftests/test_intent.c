@@ -1763,11 +1763,22 @@ TEST(kernel_thread_write_waits_in_its_wrapper)
  * an io-wq worker, under the directory's lock): op on path, and on path2
  * for a rename. The completion's result, or -errno.
  */
-static int uring_ns(__u8 op, const char *path, const char *path2)
+/* One request on a ring of its own: its completion's result, or -errno. */
+static int uring_one(const struct io_uring_sqe *sqe)
 {
 	struct vfsb_uring r = { };
-	struct io_uring_sqe sqe;
 	int ret, cres;
+
+	ret = vfsb_uring_init(&r, 4);
+	if (!ret)
+		ret = vfsb_uring_run(&r, sqe, &cres);
+	vfsb_uring_exit(&r);
+	return ret ? ret : cres;
+}
+
+static int uring_ns(__u8 op, const char *path, const char *path2)
+{
+	struct io_uring_sqe sqe;
 
 	memset(&sqe, 0, sizeof(sqe));
 	sqe.opcode = op;
@@ -1785,11 +1796,7 @@ static int uring_ns(__u8 op, const char *path, const char *path2)
 		sqe.len = AT_FDCWD;
 		sqe.addr2 = (unsigned long)path2;
 	}
-	ret = vfsb_uring_init(&r, 4);
-	if (!ret)
-		ret = vfsb_uring_run(&r, &sqe, &cres);
-	vfsb_uring_exit(&r);
-	return ret ? ret : cres;
+	return uring_one(&sqe);
 }
 
 static int op_uring_mkdir(const char *path, int ctl, int res)
@@ -1883,18 +1890,11 @@ TEST(io_uring_namespace_changes_wait_with_refuse_unwaited)
 }
 
 /*
- * A POSIX ACL as its xattr carries it (little-endian version 2 header,
- * then tag, permissions, id per entry): the owner rwx, user 1000 r-x,
+ * A POSIX ACL as its xattr (testfs.h): the owner rwx, user 1000 r-x,
  * the group r-x, the mask r-x, the others ---. Not one a mode can say,
  * so the filesystem keeps it.
  */
-static const struct {
-	unsigned int version;
-	struct {
-		unsigned short tag, perm;
-		unsigned int id;
-	} e[5];
-} acl_blob = { 2, {
+static const struct acl_xattr5 acl_blob = { 2, {
 	{ 0x01, 7, ~0U },	/* ACL_USER_OBJ */
 	{ 0x02, 5, 1000 },	/* ACL_USER */
 	{ 0x04, 5, ~0U },	/* ACL_GROUP_OBJ */
@@ -1979,9 +1979,7 @@ TEST(acl_changes_wait_once)
 /* IORING_OP_SETXATTR of the ACL above as name on path: as uring_ns(). */
 static int uring_setacl(const char *path, const char *name)
 {
-	struct vfsb_uring r = { };
 	struct io_uring_sqe sqe;
-	int ret, cres;
 
 	memset(&sqe, 0, sizeof(sqe));
 	sqe.opcode = IORING_OP_SETXATTR;
@@ -1990,11 +1988,7 @@ static int uring_setacl(const char *path, const char *name)
 	sqe.addr2 = (unsigned long)&acl_blob;
 	sqe.addr3 = (unsigned long)path;
 	sqe.len = sizeof(acl_blob);
-	ret = vfsb_uring_init(&r, 4);
-	if (!ret)
-		ret = vfsb_uring_run(&r, &sqe, &cres);
-	vfsb_uring_exit(&r);
-	return ret ? ret : cres;
+	return uring_one(&sqe);
 }
 
 static int op_uring_access_acl(const char *path, int ctl, int res)
@@ -2133,13 +2127,7 @@ static int idmapped_mount(const char *src, const char *dst)
  */
 TEST(io_uring_acl_through_an_idmapped_mount_lands_once)
 {
-	struct {
-		unsigned int version;
-		struct {
-			unsigned short tag, perm;
-			unsigned int id;
-		} e[5];
-	} got;
+	struct acl_xattr5 got;
 	int dev, ret;
 
 	if (!tmpfs_has_acls())

@@ -177,19 +177,12 @@ static int cl_chmod(const char *dir)
 }
 
 /*
- * A POSIX access ACL on dir's d/f, as the xattr carries it (little-endian
- * version 2 header, then tag, permissions, id per entry): the owner
+ * A POSIX access ACL on dir's d/f, as its xattr (testfs.h): the owner
  * rw-, user 1000 r--, the group r--, the mask r--, the others r--.
  */
 static int cl_setacl(const char *dir)
 {
-	struct {
-		unsigned int version;
-		struct {
-			unsigned short tag, perm;
-			unsigned int id;
-		} e[5];
-	} acl = { 2, {
+	struct acl_xattr5 acl = { 2, {
 		{ 0x01, 6, ~0U },	/* ACL_USER_OBJ */
 		{ 0x02, 4, 1000 },	/* ACL_USER */
 		{ 0x04, 4, ~0U },	/* ACL_GROUP_OBJ */

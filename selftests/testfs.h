@@ -39,6 +39,20 @@ int put_file(const char *path, const char *text);
  */
 int clock_step(int delta_s);
 
+/*
+ * A POSIX ACL of five entries as its xattr (system.posix_acl_access or
+ * _default) carries it: a little-endian version 2 header, then tag,
+ * permissions and id per entry (tags ACL_USER_OBJ 0x01, ACL_USER 0x02,
+ * ACL_GROUP_OBJ 0x04, ACL_MASK 0x10, ACL_OTHER 0x20; id ~0U: none).
+ */
+struct acl_xattr5 {
+	unsigned int version;
+	struct {
+		unsigned short tag, perm;
+		unsigned int id;
+	} e[5];
+};
+
 /* Sections in flight / begun on path's filesystem; -1 when untracked. */
 long long fs_in_flight(int dev, const char *path);
 long long fs_begun(int dev, const char *path);
