@@ -138,7 +138,7 @@ static inline void vfsb_hook_hit(const struct vfsb_hook *h)
  * array with a call per step. At most half full (BUILD_BUG_ON below),
  * so a probe sequence ends at an empty slot quickly.
  */
-#define VFSB_LIVE_BITS	7
+#define VFSB_LIVE_BITS	8
 #define VFSB_LIVE_SLOTS	BIT(VFSB_LIVE_BITS)
 
 struct vfsb_live {
@@ -156,6 +156,7 @@ struct vfsb_ftgroup {
 	struct ftrace_ops ops;
 	struct vfsb_live live[VFSB_LIVE_SLOTS];
 	size_t nr;
+	size_t in_filter;	/* of nr: in ops's filter (not waits_only) */
 	bool registered;
 };
 
@@ -321,15 +322,26 @@ static int vfsb_resolve(unsigned long *addr)
 	/* fail_hook may be rewritten (and freed) through sysfs meanwhile */
 	kernel_param_lock(THIS_MODULE);
 	for (i = 0; i < vfsb_nr_hooks; i++) {
+		const char *sym = vfsb_hooks[i].symbol;
+
 		addr[i] = 0;
-		if (!vfsb_hooks[i].symbol)
+		if (!sym)
 			continue;
-		kps[i].symbol_name = vfsb_hooks[i].symbol;
+		kps[i].symbol_name = sym;
 		kps[i].flags = KPROBE_FLAG_DISABLED;
-		if (register_kprobe(&kps[i]))
-			continue;
+		if (register_kprobe(&kps[i])) {
+			/* its name in other kernels: a fresh kprobe for it */
+			sym = vfsb_hooks[i].alt_symbol;
+			if (!sym)
+				continue;
+			memset(&kps[i], 0, sizeof(kps[i]));
+			kps[i].symbol_name = sym;
+			kps[i].flags = KPROBE_FLAG_DISABLED;
+			if (register_kprobe(&kps[i]))
+				continue;
+		}
 		list[nr++] = &kps[i];
-		if (!fail_hook || !sysfs_streq(fail_hook, vfsb_hooks[i].symbol))
+		if (!fail_hook || !sysfs_streq(fail_hook, sym))
 			addr[i] = (unsigned long)kps[i].addr;
 	}
 	if (nr)
@@ -376,13 +388,25 @@ static unsigned long vfsb_call_addr(unsigned long ip)
 	return ip - sizeof(insn);
 }
 
-/* The groups whose every hook this kernel has; -ENOENT: a required one lacks one. */
-static int vfsb_groups_present(const unsigned long *addr, u32 *present)
+/*
+ * VFSB_COV_* groups where a waits_only redirect is missing on this
+ * kernel: their changes there cannot wait. Written at registration,
+ * under vfsb_hooks_mutex.
+ */
+static u32 vfsb_cov_waitless;
+
+/*
+ * The groups whose every hook this kernel has; -ENOENT: a required one
+ * lacks one. A waits_only redirect that is missing is left out (its
+ * addr zeroed), its group kept.
+ */
+static int vfsb_groups_present(unsigned long *addr, u32 *present)
 {
 	u32 missing = 0;
 	size_t i;
 	int ret = 0;
 
+	vfsb_cov_waitless = 0;
 	for (i = 0; i < vfsb_nr_hooks; i++) {
 		const struct vfsb_hook *h = &vfsb_hooks[i];
 
@@ -393,6 +417,13 @@ static int vfsb_groups_present(const unsigned long *addr, u32 *present)
 				vfsb_traceable(addr[i])) &&
 		    (!h->call_addr || vfsb_call_addr(addr[i])))
 			continue;
+		if (h->waits_only) {
+			pr_info("%s cannot be hooked on this kernel: changes in its calls cannot wait (coverage %#x)\n",
+				h->symbol, h->cov);
+			vfsb_cov_waitless |= h->cov;
+			addr[i] = 0;
+			continue;
+		}
 		missing |= h->cov;
 		if (h->optional) {
 			pr_info("%s cannot be hooked on this kernel: coverage %#x off\n",
@@ -442,20 +473,29 @@ static int vfsb_ftgroup_register(struct vfsb_ftgroup *g,
 	for (i = 0; i < vfsb_nr_hooks; i++) {
 		const struct vfsb_hook *h = &vfsb_hooks[i];
 
-		if (!h->symbol || vfsb_hook_ops(h) != type || !(h->cov & cov))
+		if (!h->symbol || !addr[i] || vfsb_hook_ops(h) != type ||
+		    !(h->cov & cov))
 			continue;
-		ips[g->nr] = addr[i];
+		/*
+		 * A waits_only redirect is traced by vfsb_move_ops alone, and
+		 * only while an intent subscriber exists: the functions
+		 * these stand in (do_filp_open()) are everyone's hot paths.
+		 */
+		if (!h->waits_only)
+			ips[g->in_filter++] = addr[i];
 		vfsb_live_add(g, addr[i], h);
 		/* read by the wrapper, which runs only once this is live */
 		if (h->call_addr)
 			WRITE_ONCE(*h->call_addr, vfsb_call_addr(addr[i]));
+		if (h->set_call)
+			h->set_call(addr[i]);
 	}
-	if (!g->nr) {
+	if (!g->in_filter) {
 		kfree(ips);
 		return 0;
 	}
 	/* the addresses the callbacks dispatch on, all in one filter update */
-	ret = ftrace_set_filter_ips(&g->ops, ips, g->nr, 0, 1);
+	ret = ftrace_set_filter_ips(&g->ops, ips, g->in_filter, 0, 1);
 	kfree(ips);
 	if (ret)
 		goto fail;
@@ -609,6 +649,11 @@ static u32 vfsb_hooks_state = VFSB_HOOKS_OFF;
  * function is named in the kernel log, and its coverage group is
  * reported as intent_unwaited by VFSB_IOC_GET_VERSION.
  *
+ * A waits_only redirect (do_filp_open(): hooks.c) is never in the entry
+ * callbacks' ops: vfsb_move_ops alone traces it, while it holds the
+ * others, so an open() anywhere pays for its callback only while some
+ * intent subscriber exists.
+ *
  * Each function is in one of the two ops, not both: a function that
  * two ops trace is called through ftrace_ops_list_func(), which tests
  * every ops in the system against its hashes, about 220 instructions a
@@ -675,14 +720,18 @@ static bool vfsb_live_may_move(const struct vfsb_live *l)
 	return l->ip && !l->h->closes && !l->h->stays;
 }
 
-/* The functions vfsb_move_ops holds, into ips: how many. */
+/*
+ * The functions vfsb_move_ops holds that the entry callbacks' ops traces
+ * too when no intent subscriber exists (not waits_only), into ips: how
+ * many.
+ */
 static size_t vfsb_held_ips(unsigned long *ips)
 {
 	struct vfsb_ftgroup *g = &vfsb_entry_group;
 	size_t i, n = 0;
 
 	for (i = 0; i < VFSB_LIVE_SLOTS; i++)
-		if (g->live[i].held)
+		if (g->live[i].held && !g->live[i].h->waits_only)
 			ips[n++] = g->live[i].ip;
 	return n;
 }
@@ -727,7 +776,7 @@ static int vfsb_entry_filter_held(bool remove)
 		return -ENOMEM;
 	n = vfsb_held_ips(ips);
 	ret = 0;
-	if (n && (!remove || n < vfsb_entry_group.nr))
+	if (n && (!remove || n < vfsb_entry_group.in_filter))
 		ret = ftrace_set_filter_ips(&vfsb_entry_group.ops, ips, n,
 					    remove, 0);
 	kfree(ips);
@@ -855,7 +904,7 @@ u32 vfsb_hookreg_unwaited(void)
 	u32 ret;
 
 	mutex_lock(&vfsb_hooks_mutex);
-	ret = vfsb_cov_unwaited;
+	ret = vfsb_cov_unwaited | (vfsb_hooks_live ? vfsb_cov_waitless : 0);
 	mutex_unlock(&vfsb_hooks_mutex);
 	return ret;
 }

@@ -29,6 +29,8 @@ struct vfsb_span;
 
 struct vfsb_hook {
 	const char *symbol;
+	/* the same function's name in other kernels, tried if symbol fails */
+	const char *alt_symbol;
 	enum vfsb_hook_type type;
 	/*
 	 * VFSB_COV_* group. A group is hooked whole or not at all (a section
@@ -63,6 +65,19 @@ struct vfsb_hook {
 	 * pointers, which keep their ENDBR on IBT kernels (checked).
 	 */
 	unsigned long *call_addr;
+	/*
+	 * REDIRECT of a function no module can link to that the kernel
+	 * calls only directly (sealed on IBT kernels: no ENDBR to call it
+	 * through a pointer by): given where it is, before the hook goes
+	 * live, for the wrapper to call it by a static call, a direct one.
+	 */
+	void (*set_call)(unsigned long ip);
+	/*
+	 * REDIRECT that announces nothing and only lets its calls wait:
+	 * a kernel without it keeps its coverage, and those calls' changes
+	 * go on unacked (cov is then reported in intent_unwaited).
+	 */
+	bool waits_only;
 	/* RETPROBE */
 	kretprobe_handler_t rp_entry;
 	kretprobe_handler_t rp_return;
@@ -78,7 +93,7 @@ struct vfsb_hook {
 };
 
 /* Entries in the hook table at most: the callbacks' lookup is sized so. */
-#define VFSB_HOOKS_MAX 64
+#define VFSB_HOOKS_MAX 96
 
 void vfsb_hookreg_init(const struct vfsb_hook *hooks, size_t n);
 int vfsb_hookreg_get(void);
