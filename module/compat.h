@@ -196,6 +196,16 @@
 #define VFSB_FSCRYPT_SYMBOL \
 	(IS_ENABLED(CONFIG_FS_ENCRYPTION) ? "fscrypt_ioctl_set_policy" : NULL)
 
+/*
+ * The open of a path by name (fs/internal.h, not exported): do_filp_open()
+ * up to 6.x, renamed do_file_open() in 7.0 with the same arguments
+ * (dfd, struct filename *, const struct open_flags *), which it does not
+ * consume in either. Found by either name (hookreg.c, alt_symbol): no
+ * header says which.
+ */
+#define VFSB_OPEN_SYMBOL	"do_filp_open"
+#define VFSB_OPEN_SYMBOL_7	"do_file_open"
+
 /* Its target: a dentry from 6.2, an inode (set_posix_acl()) before. */
 static inline bool vfsb_acl_target(void *arg, struct dentry **dentry,
 				   struct inode **inode)

@@ -53,6 +53,7 @@
 #include <linux/slab.h>
 #include <linux/xattr.h>
 #include <linux/splice.h>
+#include <linux/static_call.h>
 #include <uapi/linux/vfsbarrier.h>
 
 #include "emit.h"
@@ -275,18 +276,29 @@ static void vfsb_settle_syscall(struct ftrace_regs *fregs,
  * helper was given (vfs_create() and the rest, below), and fails the
  * check; the helper then returns before it changes anything.
  */
-static void vfsb_settle_ns(struct ftrace_regs *fregs,
-			   struct vfsb_intent_req *req, const void *key)
+static void vfsb_settle_parked(struct ftrace_regs *fregs,
+			       struct vfsb_intent_req *req, const void *key,
+			       const void *alt)
 {
 	/* nothing to wait for: each step below would do nothing */
 	if (!req->in || vfsb_cannot_move(req))
 		return;
-	if (vfsb_intent_park(key, req, false)) {
+	if (vfsb_intent_park(key, req, false) ||
+	    (alt && vfsb_intent_park(alt, req, false))) {
 		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_refuse);
 		return;
 	}
 	vfsb_settle_syscall(fregs, req);
 }
+
+static void vfsb_settle_ns(struct ftrace_regs *fregs,
+			   struct vfsb_intent_req *req, const void *key)
+{
+	vfsb_settle_parked(fregs, req, key, NULL);
+}
+
+/* What an open's wrapper parks for (do_filp_open(), below). */
+static const char vfsb_open_park_key;
 
 /* A change of the data of file over [pos, pos + len). */
 static void vfsb_data_event(struct vfsb_event *ev, struct file *file,
@@ -505,7 +517,8 @@ static noinline void vfsb_create_change(struct ftrace_regs *fregs)
 		return;
 	}
 	vfsb_announce_change(dir->i_sb, &ev, true, &req);
-	vfsb_settle_ns(fregs, &req, dentry);
+	/* vfs_create()'s wrapper, or (a creating open) do_filp_open()'s */
+	vfsb_settle_parked(fregs, &req, dentry, &vfsb_open_park_key);
 }
 
 static noinline void vfsb_mkdir_change(struct ftrace_regs *fregs)
@@ -1568,6 +1581,91 @@ static bool vfsb_redirect_ns_dentry1(struct ftrace_regs *fregs)
 }
 #endif /* VFSB_NS_WRAPPERS */
 
+/*
+ * ---- a creating open where nothing can be restarted ----
+ *
+ * io_uring's OPENAT and OPENAT2 with O_CREAT always run in an io-wq
+ * worker (6.1.0-57 io_uring/openclose.c 110-120: the non-blocking
+ * attempt returns -EAGAIN; 6.12 and 7.x mark the request async at its
+ * prep, io_openat_force_async()), and kernel threads open by filp_open():
+ * both reach do_filp_open() (do_file_open() from 7.0; compat.h), whose
+ * lookup_open() creates through the directory's ->create() with the
+ * directory locked (6.1.0-57 fs/namei.c 3491-3537), past every helper
+ * above. Its create check (may_o_create() -> security_inode_create(),
+ * the hook) comes before the name is looked up, so a refused check
+ * fails only an open of a name that does not exist: lookup_open()
+ * returns the check's error for a negative dentry (3534-3537, or
+ * atomic_open()'s -ENOENT, 3504-3508) and opens an existing name as if
+ * nothing was refused. do_filp_open() takes nothing and leaves nothing
+ * held when it fails (it walks again itself after -ECHILD and -ESTALE,
+ * 3857-3872): its wrapper parks for the hook's wait, waits with no lock
+ * and no section held, and calls again. An open that went on (the name
+ * existed) or failed otherwise drops the parked wait: nothing was
+ * created. io_openat2() has reserved its descriptor and keeps its
+ * filename for the whole call (openclose.c 96-161).
+ *
+ * Traced only while an intent subscriber exists (waits_only:
+ * hookreg.c), and moved only for a task that cannot restart and an
+ * open that may create: struct open_flags begins with open_flag in
+ * 6.1, 6.12 and 7.x (fs/internal.h, 6.1.0-57 lines 127-133; test_intent's
+ * io_uring creating open waits on each only if it does).
+ * The function is called only directly, so IBT kernels seal it: the
+ * wrapper calls it by a static call.
+ */
+typedef struct file *(vfsb_open_fn)(int dfd, struct filename *name,
+				     const void *op);
+DEFINE_STATIC_CALL_NULL(vfsb_open_call, vfsb_open_fn);
+
+static void vfsb_open_set_call(unsigned long ip)
+{
+	static_call_update(vfsb_open_call, (vfsb_open_fn *)ip);
+}
+
+static bool vfsb_redirect_open(struct ftrace_regs *fregs)
+{
+	const int *open_flag = ARG(2);
+
+	return (current->flags & VFSB_PF_NO_SYSCALL) &&
+	       (READ_ONCE(*open_flag) & O_CREAT);
+}
+
+/*
+ * The wrapper holds a module reference for the call: an open may block
+ * for as long as a FIFO finds no peer, and unload is refused meanwhile
+ * rather than waiting for it (vfsb_hookreg_exit()).
+ */
+static struct file *notrace vfsb_wrap_do_filp_open(int dfd,
+						   struct filename *name,
+						   const void *op)
+{
+	struct vfsb_park park;
+	struct file *f;
+	bool pinned;
+	int err;
+
+	vfsb_wrapper_enter();
+	pinned = try_module_get(THIS_MODULE);
+	for (;;) {
+		vfsb_park_begin(&park, &vfsb_open_park_key);
+		f = static_call(vfsb_open_call)(dfd, name, op);
+		if (!vfsb_park_end(&park))
+			break;
+		if (!IS_ERR(f) || PTR_ERR(f) != -EAGAIN) {
+			vfsb_park_drop(&park);
+			break;
+		}
+		err = vfsb_park_wait(&park);
+		if (err) {
+			f = ERR_PTR(err);
+			break;
+		}
+	}
+	if (pinned)
+		module_put(THIS_MODULE);
+	vfsb_wrapper_exit();
+	return f;
+}
+
 /* ---- async writes: from submission to completion ---- */
 
 /*
@@ -2172,6 +2270,9 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 		 .optional = true),
 #endif
 #endif
+	REDIRECT_SYM(do_filp_open, VFSB_OPEN_SYMBOL, vfsb_redirect_open,
+		     VFSB_COV_NAMESPACE, .alt_symbol = VFSB_OPEN_SYMBOL_7,
+		     .set_call = vfsb_open_set_call, .waits_only = true),
 
 	/* data */
 	ENTRY("rw_verify_area", vfsb_on_rw_verify, VFSB_COV_DATA),

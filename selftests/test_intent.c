@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 
@@ -1814,6 +1815,30 @@ static int op_uring_setxattr(const char *path, int ctl, int res)
 	return uring_ns(IORING_OP_SETXATTR, path, "trusted.vfsb");
 }
 
+/*
+ * IORING_OP_OPENAT with O_CREAT: io_uring always makes it in an io-wq
+ * worker (REQ_F_FORCE_ASYNC), which opens through do_filp_open() and
+ * creates with the directory locked, past any helper a kernel thread
+ * has. 0 once the file is open (and closed again), or -errno.
+ */
+static int op_uring_create(const char *path, int ctl, int res)
+{
+	struct io_uring_sqe sqe;
+	int ret;
+
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_OPENAT;
+	sqe.fd = AT_FDCWD;
+	sqe.addr = (unsigned long)path;
+	sqe.open_flags = O_CREAT | O_WRONLY | O_CLOEXEC;
+	sqe.len = 0644;
+	ret = uring_one(&sqe);
+	if (ret < 0)
+		return ret;
+	close(ret);
+	return 0;
+}
+
 /* path to path + "2" */
 static int op_uring_rename(const char *path, int ctl, int res)
 {
@@ -1860,6 +1885,7 @@ static void uring_ns_waits(struct __test_metadata *_metadata, __u32 flags)
 	ASSERT_EQ(0, put_file(DIR_T "/r/f", ""));
 	ASSERT_EQ(0, mkdir(DIR_T "/x", 0755));
 	ASSERT_EQ(0, put_file(DIR_T "/x/f", ""));
+	ASSERT_EQ(0, mkdir(DIR_T "/o", 0755));
 	ret = change_waits(dev, op_uring_mkdir, DIR_T "/m/x", made_dir);
 	if (ret == -ENOSYS || ret == -EINVAL) {
 		close(dev);
@@ -1875,6 +1901,9 @@ static void uring_ns_waits(struct __test_metadata *_metadata, __u32 flags)
 	/* an extended attribute, as ksmbd keeps DOS attributes */
 	EXPECT_EQ(0, change_waits(dev, op_uring_setxattr, DIR_T "/x/f",
 				  made_xattr));
+	/* a file made by a creating open */
+	EXPECT_EQ(0, change_waits(dev, op_uring_create, DIR_T "/o/f",
+				  made_dir));
 	close(dev);
 	umount2(DIR_T, MNT_DETACH);
 }
@@ -1887,6 +1916,106 @@ TEST(io_uring_namespace_changes_wait_for_their_ack)
 TEST(io_uring_namespace_changes_wait_with_refuse_unwaited)
 {
 	uring_ns_waits(_metadata, VFSB_SUB_REFUSE_UNWAITED);
+}
+
+/*
+ * An io_uring open with O_CREAT of a name that exists but that the
+ * dcache does not know asks whether it may create it before it finds
+ * the name (the create check comes first: lookup_open()): that open
+ * must go on at once, with no ack, and nothing may go on unacked; the
+ * same open of a new name in another directory still waits, once.
+ */
+TEST(io_uring_open_creat_of_an_uncached_existing_name_does_not_wait)
+{
+	static struct rec_batch b;
+	struct child ch;
+	int dev, res, ret, i, rescans = 0;
+
+	ret = mount_ext4(DIR_E);
+	if (ret == -ENODEV)
+		SKIP(return, "no scratch disk");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, mkdir(DIR_E "/d", 0755));
+	ASSERT_EQ(0, mkdir(DIR_E "/n", 0755));
+	ASSERT_EQ(0, put_file(DIR_E "/d/existing", "x"));
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_subscribe_intent(dev, 0, 0, LONG_MS, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_E));
+	sync();
+	ASSERT_EQ(0, put_file("/proc/sys/vm/drop_caches", "2"));
+
+	ASSERT_EQ(0, child_start(&ch, op_uring_create, DIR_E "/d/existing"));
+	ret = child_result(&ch, 10000, &res);
+	child_end(&ch);
+	if (!ret && (res == -ENOSYS || res == -EINVAL)) {
+		close(dev);
+		umount2(DIR_E, MNT_DETACH);
+		SKIP(return, "no io_uring openat");
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(0, res);
+	ASSERT_EQ(0, rec_drain(dev, &b));
+	for (i = 0; i < b.n; i++)
+		rescans += b.rec[i]->type == VFSB_REC_RESCAN;
+	EXPECT_EQ(0, rescans);
+
+	EXPECT_EQ(0, change_waits(dev, op_uring_create, DIR_E "/n/new",
+				  made_dir));
+	EXPECT_EQ(0, sections_settled(dev, DIR_E));
+	close(dev);
+	umount2(DIR_E, MNT_DETACH);
+}
+
+/*
+ * A kernel where the open of a path cannot be hooked (simulated with the
+ * fail_hook knob): the namespace group stays covered, GET_VERSION says
+ * its waits fall back to none, and an io_uring creating open goes on
+ * unacked with a RESCAN (VFSB_RESCAN_INTENT), never silently.
+ */
+TEST(io_uring_open_creat_without_its_wrapper_says_it_went_unacked)
+{
+	struct vfsb_version v;
+	struct utsname u;
+	union rec r;
+	struct child ch;
+	int dev, res, ret;
+
+	ASSERT_EQ(0, uname(&u));
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, wait_hooks_off(dev));
+	close(dev);
+	/* renamed in 7.0 (module/compat.h) */
+	ASSERT_EQ(0, param_set("fail_hook", atoi(u.release) >= 7 ?
+			       "do_file_open" : "do_filp_open"));
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, mkdir(DIR_T "/o", 0755));
+	ASSERT_EQ(0, vfsb_get_version(dev, &v));
+	EXPECT_TRUE(v.coverage & VFSB_COV_NAMESPACE);
+	EXPECT_TRUE(v.intent_unwaited & VFSB_COV_NAMESPACE);
+
+	ASSERT_EQ(0, child_start(&ch, op_uring_create, DIR_T "/o/f"));
+	ret = child_result(&ch, 20000, &res);
+	child_end(&ch);
+	EXPECT_EQ(0, ret);
+	if (!ret && (res == -ENOSYS || res == -EINVAL))
+		SKIP(goto out, "no io_uring openat");
+	EXPECT_EQ(0, res);
+	EXPECT_TRUE(exists(DIR_T "/o/f"));
+	ASSERT_EQ(0, wait_record(dev, VFSB_REC_RESCAN, 0, &r));
+	EXPECT_TRUE(r.r.reasons & VFSB_RESCAN_INTENT);
+out:
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+	/* sysfs drops an empty write: a newline is what clears it */
+	param_set("fail_hook", "\n");
+	dev = vfsb_open();
+	if (dev >= 0) {
+		wait_hooks_off(dev);
+		close(dev);
+	}
+	param_set("hooks_linger_ms", "10000");
 }
 
 /*
