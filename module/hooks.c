@@ -1666,6 +1666,62 @@ static struct file *notrace vfsb_wrap_do_filp_open(int dfd,
 	return f;
 }
 
+/*
+ * ---- io_uring's splice into a file ----
+ *
+ * IORING_OP_SPLICE runs in an io-wq worker (6.1.0-57 io_uring/splice.c
+ * 97-98: its non-blocking attempt returns -EAGAIN; later kernels mark
+ * it async at its prep, __io_splice_prep()) and calls do_splice(),
+ * which checks a write into a file
+ * (rw_verify_area(), the hook) before it takes anything from the pipe
+ * or starts the write (fs/splice.c 1080-1103; 6.12 and 7.x in the same
+ * order): a refused check leaves the pipe, the file and the offsets as
+ * they were, and the call can be made again. Its wrapper holds a
+ * section for the call, as the data helpers' wrappers do (a worker
+ * never returns to user space, where a hook's own section would end),
+ * lets it go while it waits (vfsb_call_again()), and calls again. The
+ * write inside (6.1: vfs_iter_write(), with a wrapper of its own;
+ * 6.12 and 7.x: ->write_iter()) is then in an acked directory. Traced
+ * only while an intent subscriber exists (waits_only), moved only for a
+ * task that cannot restart (splice(2) restarts instead). Called only
+ * directly: by a static call, as do_filp_open().
+ */
+typedef long (vfsb_splice_fn)(struct file *in, loff_t *off_in,
+			      struct file *out, loff_t *off_out, size_t len,
+			      unsigned int flags);
+DEFINE_STATIC_CALL_NULL(vfsb_splice_call, vfsb_splice_fn);
+
+static void vfsb_splice_set_call(unsigned long ip)
+{
+	static_call_update(vfsb_splice_call, (vfsb_splice_fn *)ip);
+}
+
+static bool vfsb_redirect_splice(struct ftrace_regs *fregs)
+{
+	return (current->flags & VFSB_PF_NO_SYSCALL) &&
+	       vfsb_intent_tracked(vfsb_data_sb(ARG(2)));
+}
+
+static long notrace vfsb_wrap_do_splice(struct file *in, loff_t *off_in,
+					struct file *out, loff_t *off_out,
+					size_t len, unsigned int flags)
+{
+	struct super_block *sb = vfsb_file_sb(out);
+	struct vfsb_park park;
+	struct vfsb_call c;
+	long ret;
+	int err;
+
+	vfsb_call_start(&c, sb);
+	do {
+		vfsb_park_begin(&park, out);
+		ret = static_call(vfsb_splice_call)(in, off_in, out, off_out,
+						    len, flags);
+	} while (vfsb_call_again(&c, sb, &park, &err));
+	vfsb_call_finish(&c);
+	return err ?: ret;
+}
+
 /* ---- async writes: from submission to completion ---- */
 
 /*
@@ -2273,6 +2329,9 @@ static const struct vfsb_hook vfsb_hook_table[] = {
 	REDIRECT_SYM(do_filp_open, VFSB_OPEN_SYMBOL, vfsb_redirect_open,
 		     VFSB_COV_NAMESPACE, .alt_symbol = VFSB_OPEN_SYMBOL_7,
 		     .set_call = vfsb_open_set_call, .waits_only = true),
+	REDIRECT_SYM(do_splice, "do_splice", vfsb_redirect_splice,
+		     VFSB_COV_SPLICE, .set_call = vfsb_splice_set_call,
+		     .waits_only = true),
 
 	/* data */
 	ENTRY("rw_verify_area", vfsb_on_rw_verify, VFSB_COV_DATA),

@@ -1919,6 +1919,85 @@ TEST(io_uring_namespace_changes_wait_with_refuse_unwaited)
 }
 
 /*
+ * IORING_OP_SPLICE of "abc" from a pipe into path at offset 0 (an io-wq
+ * worker's do_splice()): 0 once all 3 bytes are in, or -errno.
+ */
+static int op_uring_splice(const char *path, int ctl, int res)
+{
+	struct io_uring_sqe sqe;
+	int p[2], fd, ret;
+
+	if (pipe(p))
+		return -errno;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(p[1], "abc", 3) != 3) {
+		ret = -errno;
+		goto out;
+	}
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_SPLICE;
+	sqe.fd = fd;
+	sqe.off = 0;
+	sqe.splice_fd_in = p[0];
+	sqe.splice_off_in = (__u64)-1;
+	sqe.len = 3;
+	ret = uring_one(&sqe);
+	if (ret >= 0)
+		ret = ret == 3 ? 0 : -EIO;
+out:
+	if (fd >= 0)
+		close(fd);
+	close(p[0]);
+	close(p[1]);
+	return ret;
+}
+
+/* A file op_uring_splice() writes: 0 empty, 1 its 3 bytes. */
+static int spliced_3(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -errno;
+	return !st.st_size ? 0 : st.st_size == 3 ? 1 : 2;
+}
+
+/*
+ * io_uring's splice into a file waits for its ack in the io-wq worker
+ * that makes it, default mode and --refuse-unwaited alike, and writes
+ * once.
+ */
+static void uring_splice_waits(struct __test_metadata *_metadata,
+			       __u32 flags)
+{
+	int dev, ret;
+
+	ASSERT_EQ(0, setup(&dev, flags, LONG_MS));
+	ASSERT_EQ(0, mkdir(DIR_T "/s", 0755));
+	ASSERT_EQ(0, put_file(DIR_T "/s/f", ""));
+	ret = change_waits(dev, op_uring_splice, DIR_T "/s/f", spliced_3);
+	if (ret == -ENOSYS || ret == -EINVAL) {
+		close(dev);
+		umount2(DIR_T, MNT_DETACH);
+		SKIP(return, "no io_uring splice");
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(0, sections_settled(dev, DIR_T));
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+TEST(io_uring_splice_into_a_file_waits_for_its_ack)
+{
+	uring_splice_waits(_metadata, 0);
+}
+
+TEST(io_uring_splice_into_a_file_waits_with_refuse_unwaited)
+{
+	uring_splice_waits(_metadata, VFSB_SUB_REFUSE_UNWAITED);
+}
+
+/*
  * An io_uring open with O_CREAT of a name that exists but that the
  * dcache does not know asks whether it may create it before it finds
  * the name (the create check comes first: lookup_open()): that open
