@@ -109,7 +109,7 @@ if [ $first = 1 ]; then
 	crashload populate /data || { say "FAIL: populate"; exit 1; }
 fi
 # The daemon recovers what the crash left open before it answers. Odd
-# seeds refuse what cannot wait, and their io_uring writes go alone.
+# seeds refuse what cannot wait.
 refuse=
 [ $((seed % 2)) = 1 ] && refuse=--refuse-unwaited
 # The modes of one scenario each hold the daemon after every ack, as a
@@ -256,4 +256,4 @@ fi
 # the publisher follows the epochs crashload closes, until the crash
 [ $publish = 0 ] || pub >>/tmp/pub.log 2>&1 &
 # shellcheck disable=SC2086 # $wdir: a word or none
-VFSB_CRASH_REFUSE=${refuse:+1} crashload run /data /jr "$seed" $wdir
+crashload run /data /jr "$seed" $wdir

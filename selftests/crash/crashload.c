@@ -8,9 +8,7 @@
  *                                   WAIT_MS (newdirs: 4x) a checkpoint (vbjournal)
  *                                   followed by a manifest of the tree in
  *                                   JR/manifest; runs until the guest is
- *                                   killed (VFSB_CRASH_REFUSE=1: the
- *                                   daemon refuses what cannot wait);
- *                                   with WDIR the writers write there (the
+ *                                   killed; with WDIR the writers write there (the
  *                                   same tree through another mount: an
  *                                   NFS client's), the manifest is of DIR
  *   crashload manifest DIR JR CURSOR  a manifest now, as run writes it
@@ -254,9 +252,6 @@ static int aio_pwrite(int fd, const void *buf, size_t len, off_t off)
 	return ret;
 }
 
-/* The daemon refuses what cannot wait (VFSB_CRASH_REFUSE=1). */
-static bool refuse_unwaited;
-
 enum mode { MIXED, HARDLINK, TMPFILE, DIRRENAME, RESTART, NFS, MIRROR,
 	    NEWDIRS };
 
@@ -370,6 +365,31 @@ static void newdirs_op(const char *dir, unsigned int *seed, int id,
 	write_inside(d, seed, buf, len);
 }
 
+/*
+ * An io_uring openat of path with O_CREAT | O_EXCL (made in an io-wq
+ * worker): its descriptor, or -errno. Retried on EAGAIN, as an
+ * application would.
+ */
+static int uring_create(struct vfsb_uring *r, const char *path)
+{
+	struct io_uring_sqe sqe;
+	int tries = 0, res = -EAGAIN;
+
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_OPENAT;
+	sqe.fd = AT_FDCWD;
+	sqe.addr = (unsigned long)path;
+	sqe.open_flags = O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC;
+	sqe.len = 0644;
+	while (res == -EAGAIN && tries++ < 1000) {
+		if (vfsb_uring_run(r, &sqe, &res))
+			return -EIO;
+		if (res == -EAGAIN)
+			poll(NULL, 0, 1);
+	}
+	return res;
+}
+
 /* One random change in dir. */
 static void one_op(const char *dir, unsigned int *seed, int id, long *made)
 {
@@ -472,25 +492,32 @@ static void one_op(const char *dir, unsigned int *seed, int id, long *made)
 		break;
 	case 13:
 		/*
-		 * io_uring: where what cannot wait is refused
-		 * (--refuse-unwaited), alone, retried on EAGAIN as an
-		 * application would; else after a write(2) of the same
-		 * file, which waits for the directory's ack (an unacked
-		 * io_uring write can be lost in a crash: README)
+		 * io_uring, whose writes and creating opens wait for their
+		 * directory's ack in an io-wq worker: a write of a file, or
+		 * a new file made by an io_uring openat and written by it.
+		 * EAGAIN (an application's retry) only if one was refused.
 		 */
-		fd = open(abs, O_WRONLY | O_CLOEXEC);
-		if (fd < 0)
+		if (vfsb_uring_init(&ring, 4)) {
+			vfsb_uring_exit(&ring);
 			break;
-		if ((refuse_unwaited || pwrite(fd, buf, 1, off) == 1) &&
-		    !vfsb_uring_init(&ring, 4)) {
+		}
+		if (rand_r(seed) % 2) {
+			fd = open(abs, O_WRONLY | O_CLOEXEC);
+		} else {
+			snprintf(rel2, sizeof(rel2), "d%02d/u%d_%ld",
+				 rand_r(seed) % NDIRS, id, (*made)++);
+			snprintf(abs2, sizeof(abs2), "%s/%s", dir, rel2);
+			fd = uring_create(&ring, abs2);
+		}
+		if (fd >= 0) {
 			int tries = 0;
 
 			while (vfsb_uring_write(&ring, fd, buf, len, off, 1) ==
-			       -EAGAIN && refuse_unwaited && ++tries < 1000)
+			       -EAGAIN && ++tries < 1000)
 				poll(NULL, 0, 1);
-			vfsb_uring_exit(&ring);
+			close(fd);
 		}
-		close(fd);
+		vfsb_uring_exit(&ring);
 		break;
 	case 14:	/* Linux AIO */
 		fd = open(abs, O_WRONLY | O_CLOEXEC);
@@ -1870,8 +1897,6 @@ int main(int argc, char **argv)
 		populate(argv[2]);
 		return 0;
 	}
-	refuse_unwaited = getenv("VFSB_CRASH_REFUSE") &&
-			  !strcmp(getenv("VFSB_CRASH_REFUSE"), "1");
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "run")) {
 		run_load(argv[2], argv[3], strtoul(argv[4], NULL, 0),
 			 argv[argc == 6 ? 5 : 2]);
