@@ -3154,6 +3154,47 @@ TEST(unload_waits_for_a_writer_asleep_in_a_wrapper)
 	umount2(DIR_E, MNT_DETACH);
 }
 
+/*
+ * An io_uring open with O_CREAT of an existing FIFO runs inside the
+ * open's wrapper (hooks.c, do_filp_open()) and sleeps in fifo_open()
+ * until a reader comes, for as long as that takes: the wrapper holds
+ * the module meanwhile, so unload is refused at once, rather than
+ * waiting in the module's exit for the open to return (or freeing the
+ * text it would return into). Once a reader has come, the module
+ * unloads, and is loaded again.
+ */
+TEST(unload_is_refused_while_an_io_uring_open_waits_for_a_fifo)
+{
+	struct child ch;
+	int dev, res, fd, r0, i;
+
+	ASSERT_EQ(0, setup(&dev, 0, LONG_MS));
+	ASSERT_EQ(0, mkfifo(DIR_T "/d/p", 0644));
+	r0 = vfsb_module_refcnt();
+	ASSERT_LE(0, r0);
+	ASSERT_EQ(0, child_start(&ch, op_uring_create, DIR_T "/d/p"));
+	/* the wrapper's reference: the worker is inside it */
+	for (i = 0; i < 2000 && vfsb_module_refcnt() <= r0; i++)
+		usleep(10000);
+	EXPECT_LT(r0, vfsb_module_refcnt());
+	EXPECT_EQ(1, child_result(&ch, 0, &res));
+	close(dev);
+
+	EXPECT_EQ(-EAGAIN, vfsb_module_unload());
+	EXPECT_TRUE(vfsb_module_loaded());
+	fd = open(DIR_T "/d/p", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, child_result(&ch, 10000, &res));
+	EXPECT_EQ(0, res);
+	child_end(&ch);
+	close(fd);
+	EXPECT_EQ(0, vfsb_module_wait_refcnt(0, 10000));
+	if (vfsb_module_loaded())
+		EXPECT_EQ(0, vfsb_module_unload());
+	EXPECT_EQ(0, vfsb_module_load());
+	umount2(DIR_T, MNT_DETACH);
+}
+
 static int op_unload(const char *path, int ctl, int res)
 {
 	return vfsb_module_unload();
