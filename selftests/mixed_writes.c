@@ -30,6 +30,9 @@ void mixed_writes_init(struct mixed_writes *m, const char *dir, int id)
 	m->ring_up = !vfsb_uring_init(&m->ring, 4);
 	if (!m->ring_up)
 		vfsb_uring_exit(&m->ring);
+	/* non-blocking: a splice that failed leaves its bytes behind */
+	if (pipe2(m->pipe, O_CLOEXEC | O_NONBLOCK))
+		m->pipe[0] = m->pipe[1] = -1;
 	m->aio_up = !syscall(SYS_io_setup, 4, &m->aio);
 }
 
@@ -47,6 +50,40 @@ static void mw_aio_write(struct mixed_writes *m, int fd)
 		syscall(SYS_io_getevents, m->aio, 1, 1, &ev, NULL);
 }
 
+/* io_uring's splice of 16 bytes from the pipe into fd at 200. */
+static void mw_uring_splice(struct mixed_writes *m, int fd)
+{
+	struct io_uring_sqe sqe;
+	int res;
+
+	if (m->pipe[1] < 0 || write(m->pipe[1], mw_buf, 16) != 16)
+		return;
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_SPLICE;
+	sqe.fd = fd;
+	sqe.off = 200;
+	sqe.splice_fd_in = m->pipe[0];
+	sqe.splice_off_in = (__u64)-1;
+	sqe.len = 16;
+	vfsb_uring_run(&m->ring, &sqe, &res);
+}
+
+/* io_uring's openat of path with O_CREAT, closed at once. */
+static void mw_uring_create(struct mixed_writes *m, const char *path)
+{
+	struct io_uring_sqe sqe;
+	int res;
+
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_OPENAT;
+	sqe.fd = AT_FDCWD;
+	sqe.addr = (unsigned long)path;
+	sqe.open_flags = O_CREAT | O_WRONLY | O_CLOEXEC;
+	sqe.len = 0644;
+	if (!vfsb_uring_run(&m->ring, &sqe, &res) && res >= 0)
+		close(res);
+}
+
 void mixed_writes_round(struct mixed_writes *m)
 {
 	struct timeval tv[2] = { { 0 } };
@@ -57,8 +94,10 @@ void mixed_writes_round(struct mixed_writes *m)
 		(void)!write(fd, mw_buf, sizeof(mw_buf));
 		(void)!pwrite(fd, mw_buf, 512, 100);
 		(void)!ftruncate(fd, 16384);
-		if (m->ring_up)
+		if (m->ring_up) {
 			vfsb_uring_write(&m->ring, fd, mw_buf, 512, 8192, 1);
+			mw_uring_splice(m, fd);
+		}
 		if (m->aio_up)
 			mw_aio_write(m, fd);
 		p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -77,6 +116,10 @@ void mixed_writes_round(struct mixed_writes *m)
 	rename(m->f, m->g);
 	link(m->g, m->f);
 	unlink(m->g);
+	if (m->ring_up) {
+		mw_uring_create(m, m->g);
+		unlink(m->g);
+	}
 	mkdir(m->sub, 0755);
 	rmdir(m->sub);
 	m->rounds++;
@@ -88,5 +131,10 @@ void mixed_writes_exit(struct mixed_writes *m)
 		vfsb_uring_exit(&m->ring);
 	if (m->aio_up)
 		syscall(SYS_io_destroy, m->aio);
+	if (m->pipe[0] >= 0) {
+		close(m->pipe[0]);
+		close(m->pipe[1]);
+	}
+	m->pipe[0] = m->pipe[1] = -1;
 	m->ring_up = m->aio_up = false;
 }
