@@ -9,10 +9,11 @@
  *	per DIR, one process mixing every kind of write the module hooks
  *	(open O_CREAT|O_TRUNC, write, pwrite, ftruncate, truncate, chmod,
  *	utimes, setxattr, rename, unlink, mkdir/rmdir, mmap store,
- *	io_uring write, AIO write) and one process looping on the
- *	cheapest mnt_want_write()/mnt_drop_write() pair (fchmodat) and
- *	write(): the call sites being patched are executed as often as
- *	possible. Ends after SECONDS (or SIGTERM) and prints its counts.
+ *	io_uring write, splice and creating openat, AIO write) and one
+ *	process looping on the cheapest mnt_want_write()/mnt_drop_write()
+ *	pair (fchmodat) and write(): the call sites being patched are
+ *	executed as often as possible. Ends after SECONDS (or SIGTERM)
+ *	and prints its counts.
  *
  *   vfsb_stress vfsb CYCLES SECONDS HOLD_MS DIR...
  *	the module churn: load vfsbarrier.ko, open /dev/vfsbarrier, watch
