@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A raw io_uring; see vfsb_uring.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -159,4 +160,37 @@ int vfsb_uring_write(struct vfsb_uring *r, int fd, const void *buf,
 			ret = res < 0 ? res : -EIO;
 	}
 	return ret;
+}
+
+int vfsb_uring_openat(struct vfsb_uring *r, const char *path, int flags,
+		      unsigned int mode)
+{
+	struct io_uring_sqe sqe;
+	int res, ret;
+
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_OPENAT;
+	sqe.fd = AT_FDCWD;
+	sqe.addr = (uintptr_t)path;
+	sqe.open_flags = flags;
+	sqe.len = mode;
+	ret = vfsb_uring_run(r, &sqe, &res);
+	return ret ? ret : res;
+}
+
+int vfsb_uring_splice(struct vfsb_uring *r, int fd_in, int fd_out,
+		      __u64 off_out, unsigned int len)
+{
+	struct io_uring_sqe sqe;
+	int res, ret;
+
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_SPLICE;
+	sqe.fd = fd_out;
+	sqe.off = off_out;
+	sqe.splice_fd_in = fd_in;
+	sqe.splice_off_in = (__u64)-1;
+	sqe.len = len;
+	ret = vfsb_uring_run(r, &sqe, &res);
+	return ret ? ret : res;
 }

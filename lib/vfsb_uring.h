@@ -44,5 +44,17 @@ int vfsb_uring_run(struct vfsb_uring *r, const struct io_uring_sqe *sqe,
  */
 int vfsb_uring_write(struct vfsb_uring *r, int fd, const void *buf,
 		     unsigned int len, __u64 off, unsigned int n);
+/*
+ * One IORING_OP_OPENAT of path (AT_FDCWD) with open(2)'s flags and mode:
+ * the descriptor, or -errno (the completion's, or the ring's).
+ */
+int vfsb_uring_openat(struct vfsb_uring *r, const char *path, int flags,
+		      unsigned int mode);
+/*
+ * One IORING_OP_SPLICE of len bytes from the pipe fd_in into fd_out at
+ * off_out: the bytes spliced, or -errno.
+ */
+int vfsb_uring_splice(struct vfsb_uring *r, int fd_in, int fd_out,
+		      __u64 off_out, unsigned int len);
 
 #endif /* VFSB_URING_H */

@@ -50,40 +50,6 @@ static void mw_aio_write(struct mixed_writes *m, int fd)
 		syscall(SYS_io_getevents, m->aio, 1, 1, &ev, NULL);
 }
 
-/* io_uring's splice of 16 bytes from the pipe into fd at 200. */
-static void mw_uring_splice(struct mixed_writes *m, int fd)
-{
-	struct io_uring_sqe sqe;
-	int res;
-
-	if (m->pipe[1] < 0 || write(m->pipe[1], mw_buf, 16) != 16)
-		return;
-	memset(&sqe, 0, sizeof(sqe));
-	sqe.opcode = IORING_OP_SPLICE;
-	sqe.fd = fd;
-	sqe.off = 200;
-	sqe.splice_fd_in = m->pipe[0];
-	sqe.splice_off_in = (__u64)-1;
-	sqe.len = 16;
-	vfsb_uring_run(&m->ring, &sqe, &res);
-}
-
-/* io_uring's openat of path with O_CREAT, closed at once. */
-static void mw_uring_create(struct mixed_writes *m, const char *path)
-{
-	struct io_uring_sqe sqe;
-	int res;
-
-	memset(&sqe, 0, sizeof(sqe));
-	sqe.opcode = IORING_OP_OPENAT;
-	sqe.fd = AT_FDCWD;
-	sqe.addr = (unsigned long)path;
-	sqe.open_flags = O_CREAT | O_WRONLY | O_CLOEXEC;
-	sqe.len = 0644;
-	if (!vfsb_uring_run(&m->ring, &sqe, &res) && res >= 0)
-		close(res);
-}
-
 void mixed_writes_round(struct mixed_writes *m)
 {
 	struct timeval tv[2] = { { 0 } };
@@ -96,7 +62,11 @@ void mixed_writes_round(struct mixed_writes *m)
 		(void)!ftruncate(fd, 16384);
 		if (m->ring_up) {
 			vfsb_uring_write(&m->ring, fd, mw_buf, 512, 8192, 1);
-			mw_uring_splice(m, fd);
+			/* 16 bytes from the pipe, by io_uring's splice */
+			if (m->pipe[1] >= 0 &&
+			    write(m->pipe[1], mw_buf, 16) == 16)
+				vfsb_uring_splice(&m->ring, m->pipe[0], fd,
+						  200, 16);
 		}
 		if (m->aio_up)
 			mw_aio_write(m, fd);
@@ -117,7 +87,11 @@ void mixed_writes_round(struct mixed_writes *m)
 	link(m->g, m->f);
 	unlink(m->g);
 	if (m->ring_up) {
-		mw_uring_create(m, m->g);
+		int u = vfsb_uring_openat(&m->ring, m->g, O_CREAT | O_WRONLY |
+					  O_CLOEXEC, 0644);
+
+		if (u >= 0)
+			close(u);
 		unlink(m->g);
 	}
 	mkdir(m->sub, 0755);

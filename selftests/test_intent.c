@@ -831,6 +831,34 @@ TEST(tmpfile_linked_elsewhere_is_named_by_its_name)
 }
 
 /*
+ * An ext4 scratch disk on DIR_E, with DIR_E/d/existing and DIR_E/n,
+ * watched by an intent subscriber (*dev), the dentry cache then dropped:
+ * 0, -ENODEV (no scratch disk) or -errno.
+ */
+static int setup_uncached(int *dev)
+{
+	int ret = mount_ext4(DIR_E);
+
+	if (ret)
+		return ret;
+	if (mkdir(DIR_E "/d", 0755) || mkdir(DIR_E "/n", 0755))
+		return -errno;
+	ret = put_file(DIR_E "/d/existing", "x");
+	if (ret)
+		return ret;
+	*dev = vfsb_open_flags(O_NONBLOCK);
+	if (*dev < 0)
+		return *dev;
+	ret = vfsb_subscribe_intent(*dev, 0, 0, LONG_MS, NULL);
+	if (!ret)
+		ret = vfsb_watch_path(*dev, DIR_E);
+	if (ret)
+		return ret;
+	sync();
+	return put_file("/proc/sys/vm/drop_caches", "2");
+}
+
+/*
  * open(O_CREAT) of a name that exists but is not in the dcache (caches
  * dropped) asks the create check before it looks the name up: it must
  * neither announce a CREATE nor wait; a new name still does both.
@@ -843,18 +871,10 @@ TEST(open_creat_of_an_uncached_existing_name_does_not_wait)
 	struct child ch;
 	int dev, res, ret, i, creates = 0;
 
-	ret = mount_ext4(DIR_E);
+	ret = setup_uncached(&dev);
 	if (ret == -ENODEV)
 		SKIP(return, "no scratch disk");
 	ASSERT_EQ(0, ret);
-	ASSERT_EQ(0, mkdir(DIR_E "/d", 0755));
-	ASSERT_EQ(0, put_file(DIR_E "/d/existing", "x"));
-	dev = vfsb_open_flags(O_NONBLOCK);
-	ASSERT_LE(0, dev);
-	ASSERT_EQ(0, vfsb_subscribe_intent(dev, 0, 0, LONG_MS, NULL));
-	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_E));
-	sync();
-	ASSERT_EQ(0, put_file("/proc/sys/vm/drop_caches", "2"));
 
 	ASSERT_EQ(0, child_start(&ch, op_create, DIR_E "/d/existing"));
 	ASSERT_EQ(0, child_result(&ch, 10000, &res));
@@ -1823,16 +1843,14 @@ static int op_uring_setxattr(const char *path, int ctl, int res)
  */
 static int op_uring_create(const char *path, int ctl, int res)
 {
-	struct io_uring_sqe sqe;
+	struct vfsb_uring r = { };
 	int ret;
 
-	memset(&sqe, 0, sizeof(sqe));
-	sqe.opcode = IORING_OP_OPENAT;
-	sqe.fd = AT_FDCWD;
-	sqe.addr = (unsigned long)path;
-	sqe.open_flags = O_CREAT | O_WRONLY | O_CLOEXEC;
-	sqe.len = 0644;
-	ret = uring_one(&sqe);
+	ret = vfsb_uring_init(&r, 4);
+	if (!ret)
+		ret = vfsb_uring_openat(&r, path, O_CREAT | O_WRONLY |
+					O_CLOEXEC, 0644);
+	vfsb_uring_exit(&r);
 	if (ret < 0)
 		return ret;
 	close(ret);
@@ -1924,27 +1942,19 @@ TEST(io_uring_namespace_changes_wait_with_refuse_unwaited)
  */
 static int op_uring_splice(const char *path, int ctl, int res)
 {
-	struct io_uring_sqe sqe;
+	struct vfsb_uring r = { };
 	int p[2], fd, ret;
 
 	if (pipe(p))
 		return -errno;
 	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(p[1], "abc", 3) != 3) {
-		ret = -errno;
-		goto out;
-	}
-	memset(&sqe, 0, sizeof(sqe));
-	sqe.opcode = IORING_OP_SPLICE;
-	sqe.fd = fd;
-	sqe.off = 0;
-	sqe.splice_fd_in = p[0];
-	sqe.splice_off_in = (__u64)-1;
-	sqe.len = 3;
-	ret = uring_one(&sqe);
+	ret = fd < 0 || write(p[1], "abc", 3) != 3 ? -errno :
+	      vfsb_uring_init(&r, 4);
+	if (!ret)
+		ret = vfsb_uring_splice(&r, p[0], fd, 0, 3);
+	vfsb_uring_exit(&r);
 	if (ret >= 0)
 		ret = ret == 3 ? 0 : -EIO;
-out:
 	if (fd >= 0)
 		close(fd);
 	close(p[0]);
@@ -2010,19 +2020,10 @@ TEST(io_uring_open_creat_of_an_uncached_existing_name_does_not_wait)
 	struct child ch;
 	int dev, res, ret, i, rescans = 0;
 
-	ret = mount_ext4(DIR_E);
+	ret = setup_uncached(&dev);
 	if (ret == -ENODEV)
 		SKIP(return, "no scratch disk");
 	ASSERT_EQ(0, ret);
-	ASSERT_EQ(0, mkdir(DIR_E "/d", 0755));
-	ASSERT_EQ(0, mkdir(DIR_E "/n", 0755));
-	ASSERT_EQ(0, put_file(DIR_E "/d/existing", "x"));
-	dev = vfsb_open_flags(O_NONBLOCK);
-	ASSERT_LE(0, dev);
-	ASSERT_EQ(0, vfsb_subscribe_intent(dev, 0, 0, LONG_MS, NULL));
-	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_E));
-	sync();
-	ASSERT_EQ(0, put_file("/proc/sys/vm/drop_caches", "2"));
 
 	ASSERT_EQ(0, child_start(&ch, op_uring_create, DIR_E "/d/existing"));
 	ret = child_result(&ch, 10000, &res);

@@ -372,21 +372,12 @@ static void newdirs_op(const char *dir, unsigned int *seed, int id,
  */
 static int uring_create(struct vfsb_uring *r, const char *path)
 {
-	struct io_uring_sqe sqe;
-	int tries = 0, res = -EAGAIN;
+	int tries = 0, res;
 
-	memset(&sqe, 0, sizeof(sqe));
-	sqe.opcode = IORING_OP_OPENAT;
-	sqe.fd = AT_FDCWD;
-	sqe.addr = (unsigned long)path;
-	sqe.open_flags = O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC;
-	sqe.len = 0644;
-	while (res == -EAGAIN && tries++ < 1000) {
-		if (vfsb_uring_run(r, &sqe, &res))
-			return -EIO;
-		if (res == -EAGAIN)
-			poll(NULL, 0, 1);
-	}
+	do {
+		res = vfsb_uring_openat(r, path, O_CREAT | O_EXCL | O_WRONLY |
+					O_CLOEXEC, 0644);
+	} while (res == -EAGAIN && ++tries < 1000 && !poll(NULL, 0, 1));
 	return res;
 }
 
