@@ -57,8 +57,12 @@ esac
 
 # icount needs one vCPU (with two, a 6.1 guest printed nothing in 5 min)
 smp=${VFSB_QEMU_SMP:-2} icount=
+# The limit, for guest/init's dump of the tasks near it; not under
+# -icount, whose guest clock is not the host's.
+limit_arg=" vfsb_limit=$tmo"
 if [ "${VFSB_QEMU_ICOUNT:-0}" = 1 ]; then
 	smp=1 icount="shift=0,sleep=off"
+	limit_arg=""
 fi
 
 # boot: one run of the guest, its console into $log
@@ -72,7 +76,7 @@ boot() {
 		-nographic -no-reboot -net none -monitor none -serial stdio \
 		-kernel "$vmlinuz" -initrd "$initrd" \
 		"$@" \
-		-append "console=ttyS0 panic=-1 loglevel=5$cmdline_kind ${VFSB_CMDLINE:-}" \
+		-append "console=ttyS0 panic=-1 loglevel=5$cmdline_kind$limit_arg ${VFSB_CMDLINE:-}" \
 		< /dev/null 2>&1 | tee "$log" | awk -v mode="$mode" '
 			# Show the test lines live; everything else only goes to the log.
 			mode != "check" { print; fflush(); next }
