@@ -302,6 +302,15 @@ static void notrace vfsb_entry_cb(unsigned long ip, unsigned long pip,
 
 /* ---- registration ---- */
 
+/* A disabled kprobe on sym, in kp (zeroed first): register_kprobe()'s. */
+static int vfsb_resolve_one(struct kprobe *kp, const char *sym)
+{
+	memset(kp, 0, sizeof(*kp));
+	kp->symbol_name = sym;
+	kp->flags = KPROBE_FLAG_DISABLED;
+	return register_kprobe(kp);
+}
+
 /*
  * Where each hook's function is (its ftrace call site, as the callbacks
  * see it), 0 when this kernel has no such function. A disabled kprobe
@@ -327,17 +336,10 @@ static int vfsb_resolve(unsigned long *addr)
 		addr[i] = 0;
 		if (!sym)
 			continue;
-		kps[i].symbol_name = sym;
-		kps[i].flags = KPROBE_FLAG_DISABLED;
-		if (register_kprobe(&kps[i])) {
-			/* its name in other kernels: a fresh kprobe for it */
+		if (vfsb_resolve_one(&kps[i], sym)) {
+			/* its name in other kernels */
 			sym = vfsb_hooks[i].alt_symbol;
-			if (!sym)
-				continue;
-			memset(&kps[i], 0, sizeof(kps[i]));
-			kps[i].symbol_name = sym;
-			kps[i].flags = KPROBE_FLAG_DISABLED;
-			if (register_kprobe(&kps[i]))
+			if (!sym || vfsb_resolve_one(&kps[i], sym))
 				continue;
 		}
 		list[nr++] = &kps[i];
@@ -473,8 +475,8 @@ static int vfsb_ftgroup_register(struct vfsb_ftgroup *g,
 	for (i = 0; i < vfsb_nr_hooks; i++) {
 		const struct vfsb_hook *h = &vfsb_hooks[i];
 
-		if (!h->symbol || !addr[i] || vfsb_hook_ops(h) != type ||
-		    !(h->cov & cov))
+		/* no address: no symbol, or a waits_only one left out */
+		if (!addr[i] || vfsb_hook_ops(h) != type || !(h->cov & cov))
 			continue;
 		/*
 		 * A waits_only redirect is traced by vfsb_move_ops alone, and
