@@ -1097,20 +1097,33 @@ bool vfsb_park_end(struct vfsb_park *p)
  * (and a module reference, for as long as it waits: the wait may outlast
  * the subscriber and the watch). Atomic context. Whether it was taken;
  * the hook then fails the call.
+ *
+ * A call may meet a second such check after one parked: an open that
+ * follows a symbolic link checks the link's name, not looked up yet,
+ * and then the name the link leads to (6.1.0-57 fs/namei.c: lookup_open()
+ * 3491-3537 for each, path_openat() 3834-3836 walking the link between).
+ * The wrapper holds one wait, so the second change is refused with its
+ * wait dropped (its intent stays announced): the wrapper waits for the
+ * first and calls again, and the second check then finds its intent
+ * acked or parks it, the first name being in the dcache now.
  */
 bool vfsb_intent_park(const void *key, struct vfsb_intent_req *req,
 		      bool async)
 {
 	struct vfsb_park_bucket *b = vfsb_park_bucket();
 	struct vfsb_park *p;
-	bool taken = false;
+	bool taken = false, parked = false;
 
 	if (!req->in || vfsb_syscall_restartable(async))
 		return false;
 	spin_lock(&b->lock);
 	hlist_for_each_entry(p, &b->head, node) {
-		if (p->task != current || p->key != key || p->req.in)
+		if (p->task != current || p->key != key)
 			continue;
+		if (p->req.in) {
+			parked = true;
+			break;
+		}
 		__module_get(THIS_MODULE);
 		p->req = *req;
 		req->in = NULL;
@@ -1118,7 +1131,9 @@ bool vfsb_intent_park(const void *key, struct vfsb_intent_req *req,
 		break;
 	}
 	spin_unlock(&b->lock);
-	return taken;
+	if (parked)
+		vfsb_req_put(req);
+	return taken || parked;
 }
 
 /*

@@ -831,9 +831,10 @@ TEST(tmpfile_linked_elsewhere_is_named_by_its_name)
 }
 
 /*
- * An ext4 scratch disk on DIR_E, with DIR_E/d/existing and DIR_E/n,
- * watched by an intent subscriber (*dev), the dentry cache then dropped:
- * 0, -ENODEV (no scratch disk) or -errno.
+ * An ext4 scratch disk on DIR_E, with DIR_E/d/existing, DIR_E/d/link (a
+ * symbolic link to "new", which does not exist) and DIR_E/n, watched by
+ * an intent subscriber (*dev), the dentry cache then dropped: 0, -ENODEV
+ * (no scratch disk) or -errno.
  */
 static int setup_uncached(int *dev)
 {
@@ -846,6 +847,8 @@ static int setup_uncached(int *dev)
 	ret = put_file(DIR_E "/d/existing", "x");
 	if (ret)
 		return ret;
+	if (symlink("new", DIR_E "/d/link"))
+		return -errno;
 	*dev = vfsb_open_flags(O_NONBLOCK);
 	if (*dev < 0)
 		return *dev;
@@ -2042,6 +2045,43 @@ TEST(io_uring_open_creat_of_an_uncached_existing_name_does_not_wait)
 
 	EXPECT_EQ(0, change_waits(dev, op_uring_create, DIR_E "/n/new",
 				  made_dir));
+	EXPECT_EQ(0, sections_settled(dev, DIR_E));
+	close(dev);
+	umount2(DIR_E, MNT_DETACH);
+}
+
+/* Whether path, a symbolic link followed, leads to a file: 0 or 1. */
+static int made_through(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st);
+}
+
+/*
+ * An io_uring creating open through a symbolic link the dcache does not
+ * know, to a new name in the same directory: the create check runs
+ * twice in one open, for the link's name (not looked up yet) and for
+ * the name it leads to. The second must wait for the ack as the first
+ * does, not go on unacked with a RESCAN.
+ */
+TEST(io_uring_open_creat_through_an_uncached_symlink_waits)
+{
+	int dev, ret;
+
+	ret = setup_uncached(&dev);
+	if (ret == -ENODEV)
+		SKIP(return, "no scratch disk");
+	ASSERT_EQ(0, ret);
+	ret = change_waits(dev, op_uring_create, DIR_E "/d/link",
+			   made_through);
+	if (ret == -ENOSYS || ret == -EINVAL) {
+		close(dev);
+		umount2(DIR_E, MNT_DETACH);
+		SKIP(return, "no io_uring openat");
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_TRUE(exists(DIR_E "/d/new"));
 	EXPECT_EQ(0, sections_settled(dev, DIR_E));
 	close(dev);
 	umount2(DIR_E, MNT_DETACH);
