@@ -239,6 +239,20 @@ static inline const void *vfsb_io_uring_kiocb(struct io_kiocb *req)
 }
 
 /*
+ * An io_uring writev's copy of its iovec array (its async data): from
+ * 6.10 every read and write request makes it at prep. Before, only a
+ * request sent to io-wq has one: io_req_prep_async() (6.1.0-57
+ * io_uring/io_uring.c 1618-1637) makes it for one submitted async, and
+ * io_write() for one whose write would block (rw.c 984-986, through
+ * io_setup_async_rw() 491-510), but not for a check that fails
+ * (918-922). 6.10 dropped that function: a kernel that has it by name
+ * (VFSB_IO_PREP_ASYNC, resolved at load) is one that needs it, with
+ * this prototype (6.1).
+ */
+#define VFSB_IO_PREP_ASYNC	"io_req_prep_async"
+typedef int (*vfsb_io_prep_async_t)(struct io_kiocb *req);
+
+/*
  * Whether any write holds sb's freeze protection (sb_start_write() and
  * the page-fault and internal levels), from the per-CPU reader counts of
  * its percpu_rw_semaphores: only their sum is meaningful (a reader may

@@ -391,6 +391,23 @@ static unsigned long vfsb_call_addr(unsigned long ip)
 }
 
 /*
+ * Where a wrapper may call the kernel's function sym through a pointer,
+ * or 0: no such function, or one an IBT kernel sealed. For a function
+ * the module calls without hooking it.
+ */
+unsigned long vfsb_hookreg_call_addr(const char *sym)
+{
+	struct kprobe kp;
+	unsigned long ip;
+
+	if (vfsb_resolve_one(&kp, sym))
+		return 0;
+	ip = (unsigned long)kp.addr;
+	unregister_kprobe(&kp);
+	return vfsb_call_addr(ip);
+}
+
+/*
  * VFSB_COV_* groups where a waits_only redirect is missing on this
  * kernel: their changes there cannot wait. Written at registration,
  * under vfsb_hooks_mutex.

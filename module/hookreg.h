@@ -96,6 +96,7 @@ struct vfsb_hook {
 #define VFSB_HOOKS_MAX 96
 
 void vfsb_hookreg_init(const struct vfsb_hook *hooks, size_t n);
+unsigned long vfsb_hookreg_call_addr(const char *sym);
 int vfsb_hookreg_get(void);
 void vfsb_hookreg_put(void);
 void vfsb_hookreg_coverage(u32 *live, u32 *known, u32 *state);

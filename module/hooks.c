@@ -1943,12 +1943,21 @@ out:
  * Only a request that reads no memory of the submitter's again when
  * issued again can be parked (IORING_FEAT_SUBMIT_STABLE: an iovec array
  * may be reused once the submission returns): one with its async data
- * (always, from 6.10) or a plain or fixed-buffer write. A 6.1 writev
- * without async data cannot wait and goes on by the subscriber's
- * policy for what cannot wait.
+ * (always, from 6.10) or a plain or fixed-buffer write. A writev whose
+ * first attempt has none (6.1: O_DIRECT, or a file that takes buffered
+ * writes without blocking) gets it before the attempt returns -EAGAIN,
+ * from io_req_prep_async(), as io_uring makes it for a request submitted
+ * async (compat.h): inside io_uring_enter(), under the ring's lock, with
+ * the array still the submitter's. io_write()'s failed check left
+ * nothing to free or undo (6.1.0-57 io_uring/rw.c 918-922), and that
+ * function takes the file again only when the request has none (1626).
+ * Without the function (sealed, or not found), such a writev cannot
+ * wait and goes on by the subscriber's policy for what cannot wait.
  */
 typedef int (*vfsb_io_write_t)(struct io_kiocb *req, unsigned int flags);
 static unsigned long vfsb_io_write_addr;
+/* io_req_prep_async(), where the kernel has it (compat.h), or 0 */
+static unsigned long vfsb_io_prep_addr;
 
 static bool vfsb_span_io_write(const struct vfsb_span_call *c,
 			       struct vfsb_span *d)
@@ -1976,6 +1985,34 @@ static bool vfsb_io_write_reissues(const struct io_kiocb *req)
 	       req->opcode == IORING_OP_WRITE_FIXED;
 }
 
+/* A writev's first attempt that can copy its array before it is punted */
+static bool vfsb_io_write_preps(const struct io_kiocb *req,
+				unsigned int issue_flags)
+{
+	return (issue_flags & IO_URING_F_NONBLOCK) &&
+	       req->opcode == IORING_OP_WRITEV && READ_ONCE(vfsb_io_prep_addr);
+}
+
+/*
+ * The first attempt's end when its check wants to wait: -EAGAIN, which
+ * punts the request to io-wq, once the request has its async data; or
+ * the error that fails it (its iovec array unreadable, no memory).
+ */
+static int vfsb_io_write_punt(struct io_kiocb *req)
+{
+	vfsb_io_prep_async_t prep;
+	int ret;
+
+	if (req->flags & REQ_F_ASYNC_DATA)
+		return -EAGAIN;
+	prep = (vfsb_io_prep_async_t)READ_ONCE(vfsb_io_prep_addr);
+	ret = prep(req);
+	/* its -EAGAIN is an allocation that failed: never punt without */
+	if (ret == -EAGAIN)
+		ret = -ENOMEM;
+	return ret ? ret : -EAGAIN;
+}
+
 /*
  * A moved call met the return hook's entry first, which opened the
  * submission's section (unless the filesystem became tracked between
@@ -1993,7 +2030,8 @@ static int notrace vfsb_wrap_io_write(struct io_kiocb *req,
 	vfsb_io_write_t call = (vfsb_io_write_t)READ_ONCE(vfsb_io_write_addr);
 	const void *key = vfsb_io_uring_kiocb(req);
 	struct vfsb_park park;
-	bool parked = vfsb_io_write_reissues(req);
+	bool parked = vfsb_io_write_reissues(req) ||
+		      vfsb_io_write_preps(req, issue_flags);
 	bool held = vfsb_task_submit_held(key);
 	int ret;
 
@@ -2013,7 +2051,7 @@ static int notrace vfsb_wrap_io_write(struct io_kiocb *req,
 		if (issue_flags & IO_URING_F_NONBLOCK) {
 			/* an io-wq worker's attempt waits */
 			vfsb_park_drop(&park);
-			ret = -EAGAIN;
+			ret = vfsb_io_write_punt(req);
 			break;
 		}
 		ret = vfsb_park_wait(&park);
@@ -2386,5 +2424,6 @@ static_assert(ARRAY_SIZE(vfsb_hook_table) <= VFSB_HOOKS_MAX);
 
 void vfsb_hooks_init(void)
 {
+	vfsb_io_prep_addr = vfsb_hookreg_call_addr(VFSB_IO_PREP_ASYNC);
 	vfsb_hookreg_init(vfsb_hook_table, ARRAY_SIZE(vfsb_hook_table));
 }
