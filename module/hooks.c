@@ -693,13 +693,20 @@ static noinline void vfsb_data_change(struct ftrace_regs *fregs)
 	 * An async write restarts only as the submission its system call
 	 * made (the kiocb whose ki_pos this is): a failed nested one, as
 	 * overlayfs submits for its upper file, is completed by AIO with
-	 * -EINTR, never restarted (aio_rw_done(), fs/aio.c). It cannot
-	 * wait.
+	 * -EINTR, never restarted (aio_rw_done(), fs/aio.c). It waits in
+	 * vfs_iocb_iter_write()'s wrapper, which the nested ones are made
+	 * through, parked by their kiocb; without it, it cannot wait.
 	 */
 	if (!sync &&
 	    !vfsb_task_submitting(container_of(ppos, struct kiocb, ki_pos))) {
-		unsigned long ip = vfsb_fail_ip(vfsb_intent_no_wait(&req));
+		unsigned long ip;
 
+		if (vfsb_intent_park_nested(container_of(ppos, struct kiocb,
+							 ki_pos), &req)) {
+			vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_refuse);
+			return;
+		}
+		ip = vfsb_fail_ip(vfsb_intent_no_wait(&req));
 		if (ip)
 			vfsb_fregs_set_ip(fregs, ip);
 		return;
@@ -1841,8 +1848,17 @@ static bool vfsb_redirect_iocb(struct ftrace_regs *fregs)
 
 /*
  * The wrapper: a sync iocb waits here for its ack (vfsb_call_again());
- * an async one cannot wait (its hook fails it unacked), and its
- * section lasts until its completion. A moved call met the return
+ * so does an async one, nested in another's submission (overlayfs,
+ * FUSE passthrough and cachefiles submit their real file's write so,
+ * and none of them can restart it): its check parks the wait by the
+ * kiocb and fails before anything is submitted (vfs_iocb_iter_write()
+ * checks first: 6.1.0-57 fs/read_write.c 885-887; 6.12 and 7.x the
+ * same), the wrapper waits holding no section and submits again. What
+ * the caller holds meanwhile, the journal never needs: overlayfs' own
+ * inode lock and the real filesystem's freeze protection
+ * (ovl_write_iter(), 6.1.0-57 fs/overlayfs/file.c 358 and 393), as a
+ * namespace change's wait holds its write access. Its section
+ * lasts until its completion. A moved call met the return
  * hook's entry first (ftrace runs every ops' callback before it goes
  * on at the wrapper), whose work the wrapper undoes before anything
  * else, as if the call had never been seen there: nothing was
@@ -1882,24 +1898,54 @@ static ssize_t notrace vfsb_wrap_vfs_iocb_iter_write(struct file *file,
 		return err ?: ret;
 	}
 	vfsb_wrapper_enter();
-	err = vfsb_async_track(iocb, &s, orig);
-	if (err) {
-		vfsb_section_missed(s.vsb, VFSB_RESCAN_NO_MEMORY);
-		vfsb_section_end(&s);
+	for (;;) {
+		struct vfsb_park park;
+		bool parked;
+
+		err = vfsb_async_track(iocb, &s, orig);
+		if (err) {
+			vfsb_section_missed(s.vsb, VFSB_RESCAN_NO_MEMORY);
+			vfsb_section_end(&s);
+			ret = vfs_iocb_iter_write(file, iocb, iter);
+			break;
+		}
+		marked = !vfsb_task_hold(&s, VFSB_HOLD_MARK);
+		WRITE_ONCE(iocb->ki_complete, vfsb_iocb_complete);
+		vfsb_park_begin(&park, iocb);
 		ret = vfs_iocb_iter_write(file, iocb, iter);
-		goto out;
+		parked = vfsb_park_end(&park);
+		if (marked)
+			vfsb_task_unmark(s.vsb);
+		/* queued: the iocb is the completion's now, maybe freed already */
+		if (ret != -EIOCBQUEUED && vfsb_async_untrack(iocb, &s, &orig)) {
+			WRITE_ONCE(iocb->ki_complete, orig);
+			vfsb_section_end(&s);
+		}
+		if (!parked)
+			break;
+		/*
+		 * Its check was refused before anything was submitted
+		 * (vfsb_data_change()): no section is held now. A caller
+		 * that may not block (IOCB_NOWAIT: io_uring's first attempt
+		 * through an overlay, RWF_NOWAIT) has -EAGAIN, as for any
+		 * write that would; any other waits here and submits again.
+		 */
+		if (ret == -EIOCBQUEUED || (iocb->ki_flags & IOCB_NOWAIT)) {
+			vfsb_park_drop(&park);
+			ret = ret == -EIOCBQUEUED ? ret : -EAGAIN;
+			break;
+		}
+		err = vfsb_park_wait(&park);
+		if (err) {
+			ret = err;
+			break;
+		}
+		if (!vfsb_section_begin(sb, &s, true)) {
+			/* no longer tracked: nothing to wait for any more */
+			ret = vfs_iocb_iter_write(file, iocb, iter);
+			break;
+		}
 	}
-	marked = !vfsb_task_hold(&s, VFSB_HOLD_MARK);
-	WRITE_ONCE(iocb->ki_complete, vfsb_iocb_complete);
-	ret = vfs_iocb_iter_write(file, iocb, iter);
-	if (marked)
-		vfsb_task_unmark(s.vsb);
-	/* queued: the iocb is the completion's now, maybe freed already */
-	if (ret != -EIOCBQUEUED && vfsb_async_untrack(iocb, &s, &orig)) {
-		WRITE_ONCE(iocb->ki_complete, orig);
-		vfsb_section_end(&s);
-	}
-out:
 	vfsb_wrapper_exit();
 	return ret;
 }

@@ -1110,11 +1110,24 @@ bool vfsb_park_end(struct vfsb_park *p)
 bool vfsb_intent_park(const void *key, struct vfsb_intent_req *req,
 		      bool async)
 {
+	if (!req->in || vfsb_syscall_restartable(async))
+		return false;
+	return vfsb_intent_park_nested(key, req);
+}
+
+/*
+ * vfsb_intent_park() for a write nested in another's submission (an
+ * overlayfs or backing file's async write to its real file, in any task:
+ * none can restart it), which vfs_iocb_iter_write()'s wrapper parks for
+ * by its kiocb. Atomic context.
+ */
+bool vfsb_intent_park_nested(const void *key, struct vfsb_intent_req *req)
+{
 	struct vfsb_park_bucket *b = vfsb_park_bucket();
 	struct vfsb_park *p;
 	bool taken = false, parked = false;
 
-	if (!req->in || vfsb_syscall_restartable(async))
+	if (!req->in)
 		return false;
 	spin_lock(&b->lock);
 	hlist_for_each_entry(p, &b->head, node) {

@@ -153,6 +153,7 @@ void vfsb_park_begin(struct vfsb_park *p, const void *key);
 bool vfsb_park_end(struct vfsb_park *p);
 bool vfsb_intent_park(const void *key, struct vfsb_intent_req *req,
 		      bool async);
+bool vfsb_intent_park_nested(const void *key, struct vfsb_intent_req *req);
 int vfsb_park_wait(struct vfsb_park *p);
 void vfsb_park_drop(struct vfsb_park *p);
 
