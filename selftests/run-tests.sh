@@ -17,6 +17,7 @@ for t in $tests; do
 	# Each program must be able to run alone: reload the module if a
 	# previous one left it out.
 	[ -e /sys/module/vfsbarrier ] || insmod "$VFSB_KO"
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	# Stream the program's output, indented, while it runs.
 	{ "./$t" 2>&1; echo $? > /tmp/rc; } | sed 's/^/  /'
 	rc=$(cat /tmp/rc)
@@ -25,5 +26,8 @@ for t in $tests; do
 	4) echo "ok $i selftests: vfsbarrier: $t # SKIP" ;;
 	*) echo "not ok $i selftests: vfsbarrier: $t # exit=$rc" ;;
 	esac
+	# what each program costs (the CI's time budget): uptime seconds
+	awk -v t="$t" -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" \
+		'BEGIN { printf "vfsb-guest: %s took %.1f s\n", t, b - a }'
 done
 echo "vfsb-guest: tests done"
