@@ -30,12 +30,17 @@ bool vfsb_module_loaded(void)
 
 int vfsb_module_load(void)
 {
+	return vfsb_module_load_params("");
+}
+
+int vfsb_module_load_params(const char *params)
+{
 	int fd = open(vfsb_module_path(), O_RDONLY | O_CLOEXEC);
 	int ret;
 
 	if (fd < 0)
 		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
 	close(fd);
 	return ret;
 }

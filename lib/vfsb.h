@@ -57,6 +57,8 @@ const char *vfsb_module_path(void);
 bool vfsb_module_loaded(void);
 /* finit_module() of vfsb_module_path(): 0, -EEXIST when loaded. */
 int vfsb_module_load(void);
+/* The same with module parameters ("name=value ..."). */
+int vfsb_module_load_params(const char *params);
 /* delete_module(O_NONBLOCK): 0, -EWOULDBLOCK while in use. */
 int vfsb_module_unload(void);
 /* /sys/module/vfsbarrier/refcnt, -1 when the module is not loaded. */

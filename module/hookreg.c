@@ -399,12 +399,17 @@ unsigned long vfsb_hookreg_call_addr(const char *sym)
 {
 	struct kprobe kp;
 	unsigned long ip;
+	bool failed;
 
 	if (vfsb_resolve_one(&kp, sym))
 		return 0;
 	ip = (unsigned long)kp.addr;
 	unregister_kprobe(&kp);
-	return vfsb_call_addr(ip);
+	/* fail_hook names it: as if this kernel had no such function */
+	kernel_param_lock(THIS_MODULE);
+	failed = fail_hook && sysfs_streq(fail_hook, sym);
+	kernel_param_unlock(THIS_MODULE);
+	return failed ? 0 : vfsb_call_addr(ip);
 }
 
 /*

@@ -2002,7 +2002,10 @@ static ssize_t notrace vfsb_wrap_vfs_iocb_iter_write(struct file *file,
  */
 typedef int (*vfsb_io_write_t)(struct io_kiocb *req, unsigned int flags);
 static unsigned long vfsb_io_write_addr;
-/* io_req_prep_async(), where the kernel has it (compat.h), or 0 */
+/*
+ * io_req_prep_async(), where the kernel has it (compat.h), or 0: set at
+ * load, before any hook is live
+ */
 static unsigned long vfsb_io_prep_addr;
 
 static bool vfsb_span_io_write(const struct vfsb_span_call *c,
@@ -2031,28 +2034,29 @@ static bool vfsb_io_write_reissues(const struct io_kiocb *req)
 	       req->opcode == IORING_OP_WRITE_FIXED;
 }
 
-/* A writev's first attempt that can copy its array before it is punted */
-static bool vfsb_io_write_preps(const struct io_kiocb *req,
-				unsigned int issue_flags)
+/*
+ * A writev's first attempt without async data, on a kernel where the
+ * module can have io_uring copy its array before it is punted (and
+ * only there: io_req_prep_async() is missing from 6.10 on)
+ */
+static bool vfsb_io_write_copies(const struct io_kiocb *req,
+				 unsigned int issue_flags)
 {
 	return (issue_flags & IO_URING_F_NONBLOCK) &&
-	       req->opcode == IORING_OP_WRITEV && READ_ONCE(vfsb_io_prep_addr);
+	       req->opcode == IORING_OP_WRITEV &&
+	       !(req->flags & REQ_F_ASYNC_DATA) && vfsb_io_prep_addr;
 }
 
 /*
- * The first attempt's end when its check wants to wait: -EAGAIN, which
- * punts the request to io-wq, once the request has its async data; or
- * the error that fails it (its iovec array unreadable, no memory).
+ * That attempt's end when its check wants to wait: -EAGAIN, which punts
+ * the request to io-wq, once the array is copied; or the error that
+ * fails the request (its iovec array unreadable, no memory).
  */
-static int vfsb_io_write_punt(struct io_kiocb *req)
+static int vfsb_io_write_copy(struct io_kiocb *req)
 {
-	vfsb_io_prep_async_t prep;
-	int ret;
+	vfsb_io_prep_async_t prep = (vfsb_io_prep_async_t)vfsb_io_prep_addr;
+	int ret = prep(req);
 
-	if (req->flags & REQ_F_ASYNC_DATA)
-		return -EAGAIN;
-	prep = (vfsb_io_prep_async_t)READ_ONCE(vfsb_io_prep_addr);
-	ret = prep(req);
 	/* its -EAGAIN is an allocation that failed: never punt without */
 	if (ret == -EAGAIN)
 		ret = -ENOMEM;
@@ -2076,8 +2080,8 @@ static int notrace vfsb_wrap_io_write(struct io_kiocb *req,
 	vfsb_io_write_t call = (vfsb_io_write_t)READ_ONCE(vfsb_io_write_addr);
 	const void *key = vfsb_io_uring_kiocb(req);
 	struct vfsb_park park;
-	bool parked = vfsb_io_write_reissues(req) ||
-		      vfsb_io_write_preps(req, issue_flags);
+	bool copies = vfsb_io_write_copies(req, issue_flags);
+	bool parked = copies || vfsb_io_write_reissues(req);
 	bool held = vfsb_task_submit_held(key);
 	int ret;
 
@@ -2097,7 +2101,7 @@ static int notrace vfsb_wrap_io_write(struct io_kiocb *req,
 		if (issue_flags & IO_URING_F_NONBLOCK) {
 			/* an io-wq worker's attempt waits */
 			vfsb_park_drop(&park);
-			ret = vfsb_io_write_punt(req);
+			ret = copies ? vfsb_io_write_copy(req) : -EAGAIN;
 			break;
 		}
 		ret = vfsb_park_wait(&park);

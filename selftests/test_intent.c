@@ -1703,6 +1703,29 @@ TEST(io_uring_direct_writev_waits_with_refuse_unwaited)
 	EXPECT_EQ(0, ret);
 }
 
+/*
+ * A kernel where io_uring's copy of an iovec array cannot be made by the
+ * module (io_req_prep_async() missing or sealed, simulated by loading
+ * it with fail_hook naming the function): a plain write, which needs no
+ * copy, still waits for its ack in a worker. The module is reloaded
+ * without the parameter after.
+ */
+TEST(io_uring_write_waits_without_the_copy_function)
+{
+	int ret;
+
+	ASSERT_EQ(0, vfsb_module_wait_refcnt(0, 20000));
+	ASSERT_EQ(0, vfsb_module_unload());
+	ASSERT_EQ(0, vfsb_module_load_params("fail_hook=io_req_prep_async"));
+	ret = uring_direct_waits(0, op_uring_direct);
+	EXPECT_EQ(0, vfsb_module_wait_refcnt(0, 20000));
+	EXPECT_EQ(0, vfsb_module_unload());
+	EXPECT_EQ(0, vfsb_module_load());
+	if (ret == -ENODEV || ret == -ENOSYS)
+		SKIP(return, "no scratch disk or no io_uring");
+	EXPECT_EQ(0, ret);
+}
+
 TEST(io_uring_write_waits_with_refuse_unwaited)
 {
 	int ret = uring_direct_waits(VFSB_SUB_REFUSE_UNWAITED,
