@@ -1924,15 +1924,15 @@ static ssize_t notrace vfsb_wrap_vfs_iocb_iter_write(struct file *file,
 		if (!parked)
 			break;
 		/*
-		 * Its check was refused before anything was submitted
-		 * (vfsb_data_change()): no section is held now. A caller
-		 * that may not block (IOCB_NOWAIT: io_uring's first attempt
-		 * through an overlay, RWF_NOWAIT) has -EAGAIN, as for any
-		 * write that would; any other waits here and submits again.
+		 * Its check was refused (with -EAGAIN) before anything was
+		 * submitted (vfsb_data_change()): no section is held now. A
+		 * caller that may not block (IOCB_NOWAIT: io_uring's first
+		 * attempt through an overlay, RWF_NOWAIT) has that -EAGAIN,
+		 * as for any write that would; any other waits here and
+		 * submits again.
 		 */
-		if (ret == -EIOCBQUEUED || (iocb->ki_flags & IOCB_NOWAIT)) {
+		if (iocb->ki_flags & IOCB_NOWAIT) {
 			vfsb_park_drop(&park);
-			ret = ret == -EIOCBQUEUED ? ret : -EAGAIN;
 			break;
 		}
 		err = vfsb_park_wait(&park);
