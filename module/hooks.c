@@ -733,17 +733,40 @@ static struct file *vfsb_fault_file(struct vm_fault *vmf)
 	return vmf->vma ? vmf->vma->vm_file : NULL;
 }
 
+/*
+ * A write fault the kernel took, parked (intent.c, "a write fault the
+ * kernel took"): do_page_mkwrite() continues here, in the faulting
+ * task, which waits for the ack holding no section, and returns
+ * VM_FAULT_NOPAGE without calling ->page_mkwrite(). Its callers then
+ * drop their page reference and return it up (6.1.0-57 mm/memory.c
+ * 3360-3363, 4696-4699), and the access faults again.
+ */
+static vm_fault_t notrace vfsb_fault_wait(struct vm_fault *vmf)
+{
+	vfsb_wrapper_enter();
+	vfsb_intent_fault_wait(vmf);
+	vfsb_wrapper_exit();
+	return VM_FAULT_NOPAGE;
+}
+
 static noinline void vfsb_mkwrite_change(struct ftrace_regs *fregs)
 {
 	struct vm_fault *vmf = ARG(0);
 	struct file *file = vfsb_fault_file(vmf);
 	struct vfsb_intent_req req = { };
+	bool user = vmf->flags & FAULT_FLAG_USER;
+	/* before the announcement, which opens a section */
+	bool in_place = !user && vfsb_task_holds_none();
 
 	vfsb_announce_data(file, VFSB_R_MMAP_WRITE, 0,
 			   (u64)vmf->pgoff << PAGE_SHIFT, PAGE_SIZE, true, &req);
 	if (vfsb_cannot_move(&req))
 		return;
-	switch (vfsb_intent_defer_fault(&req, vmf->flags & FAULT_FLAG_USER)) {
+	if (in_place && vfsb_intent_park_fault(vmf, &req)) {
+		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_fault_wait);
+		return;
+	}
+	switch (vfsb_intent_defer_fault(&req, user)) {
 	case VFSB_SETTLE_WAIT:
 		vfsb_fregs_set_ip(fregs, (unsigned long)vfsb_deny_fault);
 		break;

@@ -692,11 +692,10 @@ void vfsb_intent_unwaited(struct vfsb_intent_req *req)
  * io_uring's workers have no system call to restart; theirs ends only
  * on a fatal signal.
  */
-int vfsb_intent_wait(struct vfsb_intent_req *req, bool can_fail)
+static int vfsb_intent_wait_as(struct vfsb_intent_req *req, bool can_fail,
+			       bool kthread)
 {
 	struct vfsb_intent *in = req->in;
-	/* io-wq workers too: a restart error must not reach a completion */
-	bool kthread = current->flags & VFSB_PF_NO_SYSCALL;
 	long tmo, left;
 	int ret = 0;
 
@@ -725,6 +724,13 @@ int vfsb_intent_wait(struct vfsb_intent_req *req, bool can_fail)
 		vfsb_intent_give_up(req);
 	vfsb_req_put(req);
 	return ret;
+}
+
+int vfsb_intent_wait(struct vfsb_intent_req *req, bool can_fail)
+{
+	/* io-wq workers too: a restart error must not reach a completion */
+	return vfsb_intent_wait_as(req, can_fail,
+				   current->flags & VFSB_PF_NO_SYSCALL);
 }
 
 /* ---- waiting at the return to user space ---- */
@@ -1166,5 +1172,98 @@ int vfsb_park_wait(struct vfsb_park *p)
 void vfsb_park_drop(struct vfsb_park *p)
 {
 	vfsb_req_put(&p->req);
+	module_put(THIS_MODULE);
+}
+
+/* ---- a write fault the kernel took: it waits in place ---- */
+
+/*
+ * A write fault on a shared mapping that the kernel took itself (the
+ * copy to user memory of read(2) and of any other call, get_user_pages()
+ * for an O_DIRECT read or process_vm_writev()) cannot wait at the return
+ * to user space: the access is retried at once, in the kernel, and
+ * faults again. It waits where it is instead, in a function of the
+ * module that do_page_mkwrite() is moved to (hooks.c, vfsb_fault_wait()),
+ * which returns VM_FAULT_NOPAGE with nothing changed; its callers drop
+ * their page reference and return that up (6.1.0-57 mm/memory.c
+ * wp_page_shared() 3360-3363, do_shared_fault() 4696-4699; 6.12.117
+ * 3565-3568, 5398-5401; 7.3 4219-4222, 6078-6081), and the access
+ * faults again (arch/x86/mm/fault.c: do_user_addr_fault() returns with
+ * no fixup, 6.1 1366-1367; get_user_pages(): faultin_page() returns 0
+ * and __get_user_pages() looks the page up again, 6.1 mm/gup.c
+ * 1060, 1253-1254), now to find its directory acked.
+ *
+ * What is held there: the faulting mm's mmap_lock for reading (a fault
+ * the kernel takes never runs under the VMA lock alone: x86 takes that
+ * only for user-mode faults, 6.12 fault.c 1324-1325, and GUP never), a
+ * reference to the page, unlocked, no page table lock (3358, 4694);
+ * and whatever the caller of the access holds: an inode's lock, shared,
+ * for an O_DIRECT read (ext4, XFS), a pipe's mutex, never a journal
+ * handle (a write fault starts one itself). The daemon's ack needs none
+ * of these: it reads its records, commits its own files and acks. Only
+ * a task that holds no section and no write access token waits so
+ * (checked before the announcement): a checkpoint, which waits for
+ * every section in flight, must not wait for a writer that waits for
+ * the checkpointing daemon. The wait is killable, not freezable: a task
+ * must not freeze holding mmap_lock (kernel/freezer.c warns on lockdep
+ * kernels, 6.1 124-130). A fatal signal ends it, and the access faulting
+ * again is then not parked (the kernel retries it with no limit and no
+ * check of its own, 6.1 fault.c 1366-1367): it goes on unacked.
+ *
+ * The hook parks its req here, atomically, by the fault's vm_fault
+ * (key), with a module reference; vfsb_intent_fault_wait() takes it
+ * back in the same task. false: no wait (none needed, no memory, a task
+ * on its way out or with a fatal signal), and req is the caller's still.
+ */
+bool vfsb_intent_park_fault(const void *key, struct vfsb_intent_req *req)
+{
+	struct vfsb_park_bucket *b = vfsb_park_bucket();
+	struct vfsb_park *p;
+
+	if (!req->in || !in_task() || (current->flags & PF_EXITING) ||
+	    fatal_signal_pending(current))
+		return false;
+	p = kmalloc(sizeof(*p), GFP_ATOMIC | __GFP_NOWARN);
+	if (!p)
+		return false;
+	p->task = current;
+	p->key = key;
+	p->req = *req;
+	__module_get(THIS_MODULE);
+	spin_lock(&b->lock);
+	hlist_add_head(&p->node, &b->head);
+	spin_unlock(&b->lock);
+	req->in = NULL;
+	return true;
+}
+
+/*
+ * The wait vfsb_intent_park_fault() parked for key in this task (sleeps):
+ * the announcement's section ends first, then the wait. Fail-open
+ * whatever the policy, as a fault from user mode: the retried access
+ * goes on once the ack or the timeout came (or a fatal signal, which
+ * makes it go on unacked). The module reference goes with the park: the
+ * caller is counted as a wrapper (hookreg.h).
+ */
+void vfsb_intent_fault_wait(const void *key)
+{
+	struct vfsb_park_bucket *b = vfsb_park_bucket();
+	struct vfsb_park *p;
+
+	spin_lock(&b->lock);
+	hlist_for_each_entry(p, &b->head, node) {
+		if (p->task == current && p->key == key) {
+			hlist_del(&p->node);
+			break;
+		}
+	}
+	spin_unlock(&b->lock);
+	if (WARN_ON_ONCE(!p))
+		return;
+	__module_get(THIS_MODULE);
+	if (!vfsb_task_end_syscall())
+		module_put(THIS_MODULE);
+	vfsb_intent_wait_as(&p->req, false, true);
+	kfree(p);
 	module_put(THIS_MODULE);
 }

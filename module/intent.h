@@ -156,5 +156,7 @@ bool vfsb_intent_park(const void *key, struct vfsb_intent_req *req,
 bool vfsb_intent_park_nested(const void *key, struct vfsb_intent_req *req);
 int vfsb_park_wait(struct vfsb_park *p);
 void vfsb_park_drop(struct vfsb_park *p);
+bool vfsb_intent_park_fault(const void *key, struct vfsb_intent_req *req);
+void vfsb_intent_fault_wait(const void *key);
 
 #endif /* VFSB_INTENT_H */

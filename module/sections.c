@@ -447,6 +447,19 @@ void vfsb_task_unmark_key(const void *key)
 	vfsb_task_forget(VFSB_HOLD_MARK, NULL, key);
 }
 
+/*
+ * Whether this task holds nothing: no section of any filesystem, no
+ * write access token. A change that waits in place (a write fault the
+ * kernel took) may do so only then: once its own section has ended, no
+ * barrier waits for it.
+ */
+bool vfsb_task_holds_none(void)
+{
+	struct vfsb_task *t = vfsb_task_find();
+
+	return !t || !t->nr;
+}
+
 /* Whether this task is inside a section of vsb: may it announce? */
 bool vfsb_task_covers(const struct vfsb_sb *vsb)
 {

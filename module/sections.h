@@ -47,6 +47,7 @@ int vfsb_task_mark(const struct vfsb_section *s, const void *key);
 void vfsb_task_unmark_key(const void *key);
 bool vfsb_task_end_syscall(void);
 bool vfsb_task_covers(const struct vfsb_sb *vsb);
+bool vfsb_task_holds_none(void);
 bool vfsb_task_submitting(const void *key);
 bool vfsb_task_ensure_cover(struct super_block *sb);
 bool vfsb_task_check_cover(struct super_block *sb);

@@ -167,17 +167,25 @@ static int op_aio_write(const char *path, int ctl, int res)
 	return ret;
 }
 
-/* A store through a shared mapping of the file's first page. */
-static int op_mmap_store(const char *path, int ctl, int res)
+/* A shared writable mapping of path's first page, or NULL (errno). */
+static char *map_first_page(const char *path)
 {
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 	char *p;
 
 	if (fd < 0)
-		return -errno;
+		return NULL;
 	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
-	if (p == MAP_FAILED)
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* A store through a shared mapping of the file's first page. */
+static int op_mmap_store(const char *path, int ctl, int res)
+{
+	char *p = map_first_page(path);
+
+	if (!p)
 		return -errno;
 	p[0] = 'M';
 	return munmap(p, 4096) ? -errno : 0;
@@ -1527,9 +1535,13 @@ static int op_uring_direct_fixed(const char *path, int ctl, int res)
  * its ack: its intent comes; until the ack, state(path) is still 0 (as
  * before) and the caller has no completion; then it completes with 0,
  * state(path) is 1 (made as it should be), and nothing went on unacked
- * (no RESCAN record). 0, or what went wrong, said on stderr;
- * -ENOSYS/-EINVAL: this io_uring lacks the operation.
+ * (no RESCAN record). With barrier_in_wait, a barrier of path's
+ * filesystem also returns while it waits (it holds no section). 0, or
+ * what went wrong, said on stderr; -ENOSYS/-EINVAL: this io_uring lacks
+ * the operation.
  */
+static bool barrier_in_wait;
+
 static int change_waits(int dev, child_fn fn, const char *path,
 			int (*state)(const char *path))
 {
@@ -1555,6 +1567,10 @@ static int change_waits(int dev, child_fn fn, const char *path,
 		fprintf(stderr, "# completed (%d) before its ack\n", res);
 	else if ((st = state(path)) != 0)
 		fprintf(stderr, "# changed before its ack (state %d)\n", st);
+	else if (barrier_in_wait &&
+		 (st = vfsb_barrier_path(dev, path, 0, 10000)) != 0)
+		fprintf(stderr, "# a barrier during the wait: %s\n",
+			strerror(-st));
 	else if (vfsb_ack(dev, u.r.seq))
 		fprintf(stderr, "# ack: %s\n", strerror(errno));
 	else if (child_result(&ch, 20000, &res) || res)
@@ -1628,15 +1644,26 @@ TEST(io_uring_buffered_write_waits_for_its_ack)
 	umount2(DIR_T, MNT_DETACH);
 }
 
-static int uring_direct_waits_as(int dev_flags, child_fn fn,
-				 int (*state)(const char *path))
+/*
+ * change_waits() on a fresh ext4 at DIR_E, watched by an intent
+ * subscriber with dev_flags, for fn's change of DIR_E/d/f, which holds
+ * text; DIR_E/src holds 4096 'K's. barrier: a barrier must pass while
+ * the change waits.
+ */
+static int ext4_change_waits(int dev_flags, child_fn fn,
+			     int (*state)(const char *path), const char *text,
+			     bool barrier)
 {
+	char ks[4097];
 	int dev, ret;
 
 	ret = mount_ext4(DIR_E);
 	if (ret)
 		return ret;
-	if (mkdir(DIR_E "/d", 0755) || put_file(DIR_E "/d/f", ""))
+	memset(ks, 'K', 4096);
+	ks[4096] = 0;
+	if (put_file(DIR_E "/src", ks) || mkdir(DIR_E "/d", 0755) ||
+	    put_file(DIR_E "/d/f", text))
 		ret = -errno;
 	dev = ret ? -1 : vfsb_open_flags(O_NONBLOCK);
 	if (!ret && dev < 0)
@@ -1645,14 +1672,22 @@ static int uring_direct_waits_as(int dev_flags, child_fn fn,
 		ret = vfsb_subscribe_intent(dev, 0, dev_flags, LONG_MS, NULL);
 	if (!ret)
 		ret = vfsb_watch_path(dev, DIR_E);
+	barrier_in_wait = barrier;
 	if (!ret)
 		ret = change_waits(dev, fn, DIR_E "/d/f", state);
+	barrier_in_wait = false;
 	if (!ret)
 		ret = sections_settled(dev, DIR_E);
 	if (dev >= 0)
 		close(dev);
 	umount2(DIR_E, MNT_DETACH);
 	return ret;
+}
+
+static int uring_direct_waits_as(int dev_flags, child_fn fn,
+				 int (*state)(const char *path))
+{
+	return ext4_change_waits(dev_flags, fn, state, "", false);
 }
 
 static int uring_direct_waits(int dev_flags, child_fn fn)
@@ -1733,6 +1768,107 @@ TEST(io_uring_write_waits_with_refuse_unwaited)
 
 	if (ret == -ENODEV || ret == -ENOSYS)
 		SKIP(return, "no scratch disk or no io_uring");
+	EXPECT_EQ(0, ret);
+}
+
+/*
+ * A write fault the kernel takes itself, on a shared mapping of path's
+ * first page: read(2) copies the 4096 'K's of DIR_E/src into it
+ * (copy_to_user()), or with O_DIRECT in src_flags pins it first
+ * (get_user_pages(), under src's inode lock, shared). src is on the
+ * same filesystem: reading it changes nothing. 0 once all are in.
+ */
+static int read_into_mapping(const char *path, int src_flags)
+{
+	char *p = map_first_page(path);
+	int src, ret;
+	ssize_t n;
+
+	if (!p)
+		return -errno;
+	src = open(DIR_E "/src", O_RDONLY | O_CLOEXEC | src_flags);
+	if (src < 0) {
+		ret = -errno;
+		munmap(p, 4096);
+		return ret;
+	}
+	n = read(src, p, 4096);
+	ret = n == 4096 ? 0 : n < 0 ? -errno : -EIO;
+	close(src);
+	if (munmap(p, 4096) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+static int op_read_into_mapping(const char *path, int ctl, int res)
+{
+	return read_into_mapping(path, 0);
+}
+
+static int op_direct_read_into_mapping(const char *path, int ctl, int res)
+{
+	return read_into_mapping(path, O_DIRECT);
+}
+
+/* 0: path holds its 4096 '.' still; 1: 4096 'K'; else 2. */
+static int filled_k(const char *path)
+{
+	char buf[4096];
+	int fd, n, i, dots = 0, ks = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	for (i = 0; i < n; i++) {
+		dots += buf[i] == '.';
+		ks += buf[i] == 'K';
+	}
+	return n != (int)sizeof(buf) ? 2 : dots == n ? 0 : ks == n ? 1 : 2;
+}
+
+static int kernel_fault_waits(int dev_flags, child_fn fn)
+{
+	char dots[4097];
+
+	memset(dots, '.', 4096);
+	dots[4096] = 0;
+	return ext4_change_waits(dev_flags, fn, filled_k, dots, true);
+}
+
+/*
+ * A write fault the kernel takes on a shared mapping cannot wait at the
+ * return to user space (the access is retried at once, in the kernel):
+ * it waits in place, holding no section (a barrier passes), and lands
+ * once acked. Default mode and --refuse-unwaited alike: it can wait, so
+ * nothing refuses it.
+ */
+TEST(kernel_write_fault_waits_for_its_ack)
+{
+	int ret = kernel_fault_waits(0, op_read_into_mapping);
+
+	if (ret == -ENODEV)
+		SKIP(return, "no scratch disk");
+	EXPECT_EQ(0, ret);
+}
+
+TEST(kernel_write_fault_waits_with_refuse_unwaited)
+{
+	int ret = kernel_fault_waits(VFSB_SUB_REFUSE_UNWAITED,
+				     op_read_into_mapping);
+
+	if (ret == -ENODEV)
+		SKIP(return, "no scratch disk");
+	EXPECT_EQ(0, ret);
+}
+
+TEST(pinning_write_fault_waits_for_its_ack)
+{
+	int ret = kernel_fault_waits(0, op_direct_read_into_mapping);
+
+	if (ret == -ENODEV)
+		SKIP(return, "no scratch disk");
 	EXPECT_EQ(0, ret);
 }
 

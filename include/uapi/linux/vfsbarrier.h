@@ -296,16 +296,19 @@ struct vfsb_subscribe {
  * inside the kernel before it changes anything, waits at its return to
  * user space, where it holds no lock and no write access, and is then
  * restarted from the beginning (its caller sees one call). A page fault
- * on a shared mapping waits the same way and is retried. Exported
+ * on a shared mapping waits the same way and is retried; one the kernel
+ * takes itself waits in place, in the fault, holding no section. Exported
  * helpers that kernel code calls (vfs_fallocate(), clone and dedupe
  * ranges, fs-verity and fscrypt) wait at their entry, kernel threads
- * included. Writes that can do neither (io_uring, other writes of
- * kernel threads, faults taken by the kernel, core dumps, a task being
- * killed) go on unacked, and their filesystem gets a VFSB_RESCAN_INTENT
- * record; with VFSB_SUB_REFUSE_UNWAITED they fail instead, before they
- * change anything, with EAGAIN (a fault: EFAULT, or SIGBUS), their
- * intent announced all the same, so that a retry once it is acked goes
- * through: no change is ever made before its intent is durable.
+ * included. Writes that can do neither (io_uring operations other than
+ * writes, opens and namespace changes, other writes of kernel threads,
+ * faults taken by the kernel inside another change, core dumps, a task
+ * being killed) go on unacked, and their filesystem gets a
+ * VFSB_RESCAN_INTENT record; with VFSB_SUB_REFUSE_UNWAITED they fail
+ * instead, before they change anything, with EAGAIN (a fault: EFAULT,
+ * or SIGBUS), their intent announced all the same, so that a retry once
+ * it is acked goes through: no change is ever made before its intent is
+ * durable.
  *
  * An ack that does not come within intent_timeout_ms, or a subscriber
  * that closes, ends the waits by its policy: fail-open (default) lets
