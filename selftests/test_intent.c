@@ -2198,6 +2198,181 @@ TEST(io_uring_namespace_changes_wait_with_refuse_unwaited)
 	uring_ns_waits(_metadata, VFSB_SUB_REFUSE_UNWAITED);
 }
 
+/* Whether the running kernel is older than major.minor. */
+static bool kernel_before(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return false;
+	return ma < major || (ma == major && mi < minor);
+}
+
+/* 6.9 on; Debian 12's <linux/io_uring.h> predates it */
+#define VFSB_IORING_OP_FTRUNCATE	55
+
+/* sqe on the open file path (O_WRONLY): its result, or -errno. */
+static int uring_on_file(const char *path, struct io_uring_sqe *sqe)
+{
+	int fd, ret;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	sqe->fd = fd;
+	ret = uring_one(sqe);
+	close(fd);
+	return ret;
+}
+
+/* path made 4096 bytes long by IORING_OP_FALLOCATE */
+static int op_uring_fallocate(const char *path, int ctl, int res)
+{
+	struct io_uring_sqe sqe = {
+		.opcode = IORING_OP_FALLOCATE, .addr = 4096,
+	};
+
+	return uring_on_file(path, &sqe);
+}
+
+/* ... by IORING_OP_FTRUNCATE (notify_change() in an io-wq worker) */
+static int op_uring_ftruncate(const char *path, int ctl, int res)
+{
+	struct io_uring_sqe sqe = {
+		.opcode = VFSB_IORING_OP_FTRUNCATE, .off = 4096,
+	};
+
+	return uring_on_file(path, &sqe);
+}
+
+/* trusted.vfsb set to "v" on the open file by IORING_OP_FSETXATTR */
+static int op_uring_fsetxattr(const char *path, int ctl, int res)
+{
+	struct io_uring_sqe sqe = {
+		.opcode = IORING_OP_FSETXATTR, .len = 1,
+		.addr = (unsigned long)"trusted.vfsb",
+		.addr2 = (unsigned long)"v",
+	};
+
+	return uring_on_file(path, &sqe);
+}
+
+/* path made a hard link of DIR_T "/d/f" (IORING_OP_LINKAT) */
+static int op_uring_link(const char *path, int ctl, int res)
+{
+	struct io_uring_sqe sqe;
+
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_LINKAT;
+	sqe.fd = AT_FDCWD;
+	sqe.addr = (unsigned long)DIR_T "/d/f";
+	sqe.len = AT_FDCWD;
+	sqe.addr2 = (unsigned long)path;
+	return uring_one(&sqe);
+}
+
+/* path made a symbolic link to "." (IORING_OP_SYMLINKAT) */
+static int op_uring_symlink(const char *path, int ctl, int res)
+{
+	struct io_uring_sqe sqe;
+
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_SYMLINKAT;
+	sqe.fd = AT_FDCWD;
+	sqe.addr = (unsigned long)".";
+	sqe.addr2 = (unsigned long)path;
+	return uring_one(&sqe);
+}
+
+/* path, 3 bytes long, emptied by an IORING_OP_OPENAT with O_TRUNC */
+static int op_uring_open_trunc(const char *path, int ctl, int res)
+{
+	struct vfsb_uring r = { };
+	int ret;
+
+	ret = vfsb_uring_init(&r, 4);
+	if (!ret)
+		ret = vfsb_uring_openat(&r, path, O_WRONLY | O_TRUNC |
+					O_CLOEXEC, 0);
+	vfsb_uring_exit(&r);
+	if (ret < 0)
+		return ret;
+	close(ret);
+	return 0;
+}
+
+/* A file op_uring_open_trunc() empties: 0 its 3 bytes, 1 empty. */
+static int emptied(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -errno;
+	return st.st_size == 3 ? 0 : !st.st_size ? 1 : 2;
+}
+
+/*
+ * The rest of io_uring's operations that change a file (besides writes,
+ * splices, creating opens, mkdirat, unlinkat, renameat and setxattr,
+ * above) wait for their ack in the io-wq worker that makes them, each in
+ * a directory of its own, default mode and --refuse-unwaited alike:
+ * fallocate (vfs_fallocate()'s wrapper), ftruncate and an open with
+ * O_TRUNC (notify_change()'s), fsetxattr (vfs_setxattr()'s), linkat and
+ * symlinkat (vfs_link()'s and vfs_symlink()'s). ftruncate is skipped
+ * where io_uring lacks it (before 6.9).
+ */
+static void uring_more_waits(struct __test_metadata *_metadata, __u32 flags)
+{
+	static const char *const dirs[] = { "fa", "ft", "fx", "l", "s", "t" };
+	char path[64];
+	unsigned int i;
+	int dev, ret;
+
+	ASSERT_EQ(0, setup(&dev, flags, LONG_MS));
+	ASSERT_EQ(0, put_file(DIR_T "/d/f", ""));
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), DIR_T "/%s", dirs[i]);
+		ASSERT_EQ(0, mkdir(path, 0755));
+		strcat(path, "/f");
+		if (strcmp(dirs[i], "l") && strcmp(dirs[i], "s"))
+			ASSERT_EQ(0, put_file(path, dirs[i][0] == 't' ?
+					      "abc" : ""));
+	}
+	ret = change_waits(dev, op_uring_fallocate, DIR_T "/fa/f", wrote_4k);
+	if (ret == -ENOSYS) {
+		close(dev);
+		umount2(DIR_T, MNT_DETACH);
+		SKIP(return, "no io_uring");
+	}
+	EXPECT_EQ(0, ret);
+	ret = change_waits(dev, op_uring_ftruncate, DIR_T "/ft/f", wrote_4k);
+	if (ret == -EINVAL && kernel_before(6, 9))
+		fprintf(stderr, "# no IORING_OP_FTRUNCATE before 6.9\n");
+	else
+		EXPECT_EQ(0, ret);
+	EXPECT_EQ(0, change_waits(dev, op_uring_fsetxattr, DIR_T "/fx/f",
+				  made_xattr));
+	EXPECT_EQ(0, change_waits(dev, op_uring_link, DIR_T "/l/f",
+				  made_dir));
+	EXPECT_EQ(0, change_waits(dev, op_uring_symlink, DIR_T "/s/f",
+				  made_dir));
+	EXPECT_EQ(0, change_waits(dev, op_uring_open_trunc, DIR_T "/t/f",
+				  emptied));
+	close(dev);
+	umount2(DIR_T, MNT_DETACH);
+}
+
+TEST(io_uring_other_changes_wait_for_their_ack)
+{
+	uring_more_waits(_metadata, 0);
+}
+
+TEST(io_uring_other_changes_wait_with_refuse_unwaited)
+{
+	uring_more_waits(_metadata, VFSB_SUB_REFUSE_UNWAITED);
+}
+
 /*
  * IORING_OP_SPLICE of "abc" from a pipe into path at offset 0 (an io-wq
  * worker's do_splice()): 0 once all 3 bytes are in, or -errno.

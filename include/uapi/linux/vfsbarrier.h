@@ -300,8 +300,8 @@ struct vfsb_subscribe {
  * takes itself waits in place, in the fault, holding no section. Exported
  * helpers that kernel code calls (vfs_fallocate(), clone and dedupe
  * ranges, fs-verity and fscrypt) wait at their entry, kernel threads
- * included. Writes that can do neither (io_uring operations other than
- * writes, opens and namespace changes, other writes of kernel threads,
+ * included. Writes that can do neither (io_uring's passthrough commands,
+ * other writes of kernel threads,
  * faults taken by the kernel inside another change, core dumps, a task
  * being killed) go on unacked, and their filesystem gets a
  * VFSB_RESCAN_INTENT record; with VFSB_SUB_REFUSE_UNWAITED they fail
