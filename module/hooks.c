@@ -845,25 +845,36 @@ static bool vfsb_call_again(struct vfsb_call *c, struct super_block *sb,
 	return true;
 }
 
+/*
+ * A wrapper's call of a helper on sb, with a section of its own, where a
+ * hook inside that cannot wait parks its wait by key: the call, or the
+ * error it ended with instead.
+ */
+#define VFSB_PARKED_CALL(sb, key, call)					\
+({									\
+	struct super_block *__sb = (sb);				\
+	struct vfsb_park __park;					\
+	struct vfsb_call __c;						\
+	typeof(call) __ret;						\
+	int __err;							\
+									\
+	vfsb_call_start(&__c, __sb);					\
+	do {								\
+		vfsb_park_begin(&__park, (key));			\
+		__ret = (call);						\
+	} while (vfsb_call_again(&__c, __sb, &__park, &__err));		\
+	vfsb_call_finish(&__c);						\
+	__err ? __err : __ret;						\
+})
+
 static typeof(vfs_iter_write) vfsb_wrap_vfs_iter_write;
 static ssize_t notrace vfsb_wrap_vfs_iter_write(struct file *file,
 						struct iov_iter *iter,
 						loff_t *ppos, rwf_t flags)
 {
-	struct super_block *sb = vfsb_file_sb(file);
-	struct vfsb_park park;
-	struct vfsb_call c;
-	ssize_t ret;
-	int err;
-
 	VFSB_OUTER_SPAN_END();
-	vfsb_call_start(&c, sb);
-	do {
-		vfsb_park_begin(&park, file);
-		ret = vfs_iter_write(file, iter, ppos, flags);
-	} while (vfsb_call_again(&c, sb, &park, &err));
-	vfsb_call_finish(&c);
-	return err ?: ret;
+	return VFSB_PARKED_CALL(vfsb_file_sb(file), file,
+				vfs_iter_write(file, iter, ppos, flags));
 }
 
 static typeof(kernel_write) vfsb_wrap_kernel_write;
@@ -871,20 +882,9 @@ static ssize_t notrace vfsb_wrap_kernel_write(struct file *file,
 					      const void *buf, size_t count,
 					      loff_t *pos)
 {
-	struct super_block *sb = vfsb_file_sb(file);
-	struct vfsb_park park;
-	struct vfsb_call c;
-	ssize_t ret;
-	int err;
-
 	VFSB_OUTER_SPAN_END();
-	vfsb_call_start(&c, sb);
-	do {
-		vfsb_park_begin(&park, file);
-		ret = kernel_write(file, buf, count, pos);
-	} while (vfsb_call_again(&c, sb, &park, &err));
-	vfsb_call_finish(&c);
-	return err ?: ret;
+	return VFSB_PARKED_CALL(vfsb_file_sb(file), file,
+				kernel_write(file, buf, count, pos));
 }
 
 /*
@@ -1021,6 +1021,18 @@ static bool vfsb_redirect_acl(struct ftrace_regs *fregs)
 				   dentry->d_sb : inode->i_sb);
 }
 
+/*
+ * A copy by a task that cannot restart (ksmbd's server-side copy,
+ * fs/smb/server/vfs.c ksmbd_vfs_copy_file_ranges(); overlayfs' copy-up
+ * of a file's data in an io-wq worker or nfsd) waits in these wrappers,
+ * as a kernel thread's write does in vfs_iter_write()'s: the write
+ * check inside parks by the file written. vfs_copy_file_range() makes
+ * it before it copies anything (6.1.0-57 fs/read_write.c 1495-1497;
+ * 6.12.117 1598; 7.3 1573, before file_start_write() at 1587), and so
+ * does 6.1's do_splice_direct() (fs/splice.c 997-999); 6.12's and 7.x's
+ * leave the check to their callers, whose own check then parks nowhere
+ * and goes on unacked, as before.
+ */
 static typeof(vfs_copy_file_range) vfsb_wrap_vfs_copy_file_range;
 static ssize_t notrace vfsb_wrap_vfs_copy_file_range(struct file *in,
 						     loff_t pos_in,
@@ -1028,14 +1040,10 @@ static ssize_t notrace vfsb_wrap_vfs_copy_file_range(struct file *in,
 						     loff_t pos_out, size_t len,
 						     unsigned int flags)
 {
-	struct vfsb_call c;
-	ssize_t ret;
-
 	VFSB_OUTER_SPAN_END();
-	vfsb_call_start(&c, vfsb_file_sb(out));
-	ret = vfs_copy_file_range(in, pos_in, out, pos_out, len, flags);
-	vfsb_call_finish(&c);
-	return ret;
+	return VFSB_PARKED_CALL(vfsb_file_sb(out), out,
+				vfs_copy_file_range(in, pos_in, out, pos_out,
+						    len, flags));
 }
 
 static typeof(do_splice_direct) vfsb_wrap_do_splice_direct;
@@ -1043,14 +1051,10 @@ static vfsb_splice_direct_ret notrace
 vfsb_wrap_do_splice_direct(struct file *in, loff_t *ppos, struct file *out,
 			   loff_t *opos, size_t len, unsigned int flags)
 {
-	vfsb_splice_direct_ret ret;
-	struct vfsb_call c;
-
 	VFSB_OUTER_SPAN_END();
-	vfsb_call_start(&c, vfsb_file_sb(out));
-	ret = do_splice_direct(in, ppos, out, opos, len, flags);
-	vfsb_call_finish(&c);
-	return ret;
+	return VFSB_PARKED_CALL(vfsb_file_sb(out), out,
+				do_splice_direct(in, ppos, out, opos, len,
+						 flags));
 }
 
 /* FICLONE*, FIDEDUPERANGE: a length of 0 means "to the end of file". */
@@ -1318,19 +1322,8 @@ static bool vfsb_ns_redirect(struct super_block *sb)
 #define VFSB_NS_CALL(key, call)						\
 ({									\
 	struct dentry *__key = (key);					\
-	struct super_block *__sb = __key->d_sb;				\
-	struct vfsb_park __park;					\
-	struct vfsb_call __c;						\
-	typeof(call) __ret;						\
-	int __err;							\
 									\
-	vfsb_call_start(&__c, __sb);					\
-	do {								\
-		vfsb_park_begin(&__park, __key);			\
-		__ret = (call);						\
-	} while (vfsb_call_again(&__c, __sb, &__park, &__err));		\
-	vfsb_call_finish(&__c);						\
-	__err ? __err : __ret;						\
+	VFSB_PARKED_CALL(__key->d_sb, __key, call);			\
 })
 
 #ifdef VFSB_HAVE_VFS_NS_DELEG

@@ -3584,6 +3584,115 @@ TEST(nested_aio_write_through_overlayfs_waits_for_its_ack)
 	umount2(DIR_LO, MNT_DETACH);
 }
 
+/* path opened for writing by io_uring (IORING_OP_OPENAT): 0, or -errno */
+static int op_uring_open_write(const char *path, int ctl, int res)
+{
+	struct vfsb_uring r = { };
+	int ret;
+
+	ret = vfsb_uring_init(&r, 4);
+	if (!ret)
+		ret = vfsb_uring_openat(&r, path, O_WRONLY | O_CLOEXEC, 0);
+	vfsb_uring_exit(&r);
+	if (ret < 0)
+		return ret;
+	close(ret);
+	return 0;
+}
+
+/*
+ * Acks every intent as it comes until ch completes (*res its result):
+ * 0, or -ETIMEDOUT after 20 s. *intents: how many intent records came;
+ * *rescans: RESCAN records, until a last read after the completion.
+ */
+static int ack_until_done(int dev, struct child *ch, int *res, int *intents,
+			  int *rescans)
+{
+	static struct rec_batch b;
+	int i, j, done = 0;
+
+	*intents = *rescans = 0;
+	for (i = 0; i < 200; i++) {
+		__u64 seq = 0;
+
+		if (rec_drain(dev, &b))
+			return -EIO;
+		for (j = 0; j < b.n; j++) {
+			struct vfsb_record *r = b.rec[j];
+
+			*rescans += r->type == VFSB_REC_RESCAN;
+			if (r->type == VFSB_REC_CHANGE &&
+			    (r->flags & VFSB_RECF_INTENT)) {
+				(*intents)++;
+				seq = r->seq;
+			}
+		}
+		if (seq && vfsb_ack(dev, seq))
+			return -errno;
+		if (done)
+			return 0;
+		done = !child_result(ch, 100, res);
+	}
+	return -ETIMEDOUT;
+}
+
+/*
+ * overlayfs copies a file up in the task that opens it for writing (here
+ * io_uring's, which cannot restart), and copies the lower file's flags
+ * to the upper copy (ovl_copy_up_metadata() -> ovl_copy_fileattr() ->
+ * vfs_fileattr_set()). Every change the copy-up makes in the watched
+ * upper layer waits for its ack (each intent is acked as it comes), and
+ * none goes on unacked: no RESCAN, the copy has the lower file's +A.
+ */
+TEST(io_uring_copy_up_of_a_file_with_flags_waits_for_its_acks)
+{
+	int dev, fd, res, ret, intents, rescans, flags = 0;
+	struct child ch;
+
+	ret = mount_ext4(DIR_E);
+	if (ret == -ENODEV)
+		SKIP(return, "no scratch disk");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, mkdir(DIR_E "/lo", 0755));
+	ASSERT_EQ(0, mkdir(DIR_E "/up", 0755));
+	ASSERT_EQ(0, mkdir(DIR_E "/up/upper", 0755));
+	ASSERT_EQ(0, mkdir(DIR_E "/up/work", 0755));
+	ASSERT_EQ(0, put_file(DIR_E "/lo/f", "abc"));
+	fd = open(DIR_E "/lo/f", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, FS_IOC_GETFLAGS, &flags));
+	flags |= FS_NOATIME_FL;
+	ASSERT_EQ(0, ioctl(fd, FS_IOC_SETFLAGS, &flags));
+	close(fd);
+	mkdir(DIR_OV, 0755);
+	ASSERT_EQ(0, mount("overlay", DIR_OV, "overlay", 0,
+			   "lowerdir=" DIR_E "/lo,upperdir=" DIR_E
+			   "/up/upper,workdir=" DIR_E "/up/work"));
+	dev = vfsb_open_flags(O_NONBLOCK);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, vfsb_subscribe_intent(dev, 0, 0, LONG_MS, NULL));
+	ASSERT_EQ(0, vfsb_watch_path(dev, DIR_E));
+	ASSERT_EQ(0, child_start(&ch, op_uring_open_write, DIR_OV "/f"));
+	ret = ack_until_done(dev, &ch, &res, &intents, &rescans);
+	child_end(&ch);
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(0, res);
+	EXPECT_LE(1, intents);
+	EXPECT_EQ(0, rescans);
+	fd = open(DIR_E "/up/upper/f", O_RDONLY | O_CLOEXEC);
+	EXPECT_LE(0, fd);
+	flags = 0;
+	if (fd >= 0) {
+		EXPECT_EQ(0, ioctl(fd, FS_IOC_GETFLAGS, &flags));
+		close(fd);
+	}
+	EXPECT_TRUE(flags & FS_NOATIME_FL);
+	EXPECT_EQ(0, sections_settled(dev, DIR_E));
+	close(dev);
+	umount2(DIR_OV, MNT_DETACH);
+	umount2(DIR_E, MNT_DETACH);
+}
+
 /*
  * No task is inside the module's text, asleep or running, once unload
  * returns. A fallocate waits for its ack in place, in its wrapper; the

@@ -206,6 +206,37 @@ static int cl_truncate(const char *dir)
 	return truncate(p, 2) ? -errno : 0;
 }
 
+/*
+ * A copy within dir's d/f, "hello" to 5: copy_file_range(2), which the
+ * NFSv4.2 client makes a COPY and the SMB client a server-side copy
+ * (nfsd's and ksmbd's vfs_copy_file_range(), in their kernel threads).
+ */
+static int cl_copy(const char *dir)
+{
+	loff_t in_pos = 0, out_pos = 5;
+	int in, out, ret = 0;
+	ssize_t n;
+	char p[256];
+
+	if (at(p, sizeof(p), dir, "f"))
+		return -ENAMETOOLONG;
+	in = open(p, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	out = open(p, O_WRONLY | O_CLOEXEC);
+	if (out < 0) {
+		ret = -errno;
+		close(in);
+		return ret;
+	}
+	n = copy_file_range(in, &in_pos, out, &out_pos, 5, 0);
+	if (n != 5)
+		ret = n < 0 ? -errno : -EIO;
+	close(out);
+	close(in);
+	return ret;
+}
+
 /* ---- one change through a server ---- */
 
 struct srv_op {
@@ -225,6 +256,7 @@ static const struct srv_op op_unlink = { "unlink", cl_unlink, "u", false, NULL, 
 static const struct srv_op op_chmod = { "chmod", cl_chmod, "c", true, NULL, NULL };
 static const struct srv_op op_truncate = { "truncate", cl_truncate, "hello", true, NULL, NULL };
 static const struct srv_op op_setacl = { "setacl", cl_setacl, "", true, NULL, NULL };
+static const struct srv_op op_copy = { "copy", cl_copy, "hello", true, NULL, NULL };
 
 /* Whether what fstat() says of fd differs from before. */
 static bool changed(int fd, const struct stat *before)
@@ -432,6 +464,12 @@ TEST_F_TIMEOUT(server, unlink_waits, 90)
 TEST_F_TIMEOUT(server, chmod_waits, 90)
 {
 	srv_op_waits(_metadata, variant->proto, &op_chmod);
+}
+
+/* a server-side copy (NFSv3 has none: its client reads and writes) */
+TEST_F_TIMEOUT(server, copy_waits, 90)
+{
+	srv_op_waits(_metadata, variant->proto, &op_copy);
 }
 
 TEST_F_TIMEOUT(server, truncate_waits, 90)
