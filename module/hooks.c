@@ -643,13 +643,34 @@ static noinline void vfsb_xattr_change(struct ftrace_regs *fregs)
 	vfsb_settle_ns(fregs, &req, ARG(1));
 }
 
-/* vfs_fileattr_set: (idmap, dentry, fa): chattr, FS_IOC_FSSETXATTR */
+#ifdef VFSB_NS_WRAPPERS
+static bool vfsb_ns_redirect(struct super_block *sb);
+static typeof(vfs_fileattr_set) vfsb_wrap_vfs_fileattr_set;
+#endif
+
+/*
+ * vfs_fileattr_set: (idmap, dentry, fa): chattr, FS_IOC_FSSETXATTR. A
+ * task that cannot restart (overlayfs' copy-up of a file's flags in an
+ * io-wq worker or nfsd: 6.1.0-57 fs/overlayfs/copy_up.c 588) moves its
+ * call into the wrapper below first, unannounced; the wrapper's own call
+ * comes back here, announces and parks its wait there, and fails at the
+ * function's entry, before anything is read or changed.
+ */
 static noinline void vfsb_fileattr_change(struct ftrace_regs *fregs)
 {
+	struct dentry *dentry = ARG(1);
 	struct vfsb_intent_req req = { };
 
-	vfsb_announce_dentry(ARG(1), VFSB_R_ATTRIB, NULL, &req);
-	vfsb_settle_syscall(fregs, &req);
+#ifdef VFSB_NS_WRAPPERS
+	if (vfsb_hook_may_move() && vfsb_ns_redirect(dentry->d_sb) &&
+	    !vfsb_intent_parked(dentry)) {
+		vfsb_fregs_set_ip(fregs,
+				  (unsigned long)vfsb_wrap_vfs_fileattr_set);
+		return;
+	}
+#endif
+	vfsb_announce_dentry(dentry, VFSB_R_ATTRIB, NULL, &req);
+	vfsb_settle_ns(fregs, &req, dentry);
 }
 
 /*
@@ -1521,6 +1542,17 @@ static int notrace vfsb_wrap_vfs_removexattr(VFSB_IDMAP *idmap,
 					     const char *name)
 {
 	return VFSB_NS_CALL(dentry, vfs_removexattr(idmap, dentry, name));
+}
+
+/*
+ * Entered from vfs_fileattr_set()'s own entry callback (it is no
+ * REDIRECT: one hook per function), for a task that cannot restart.
+ */
+static int notrace vfsb_wrap_vfs_fileattr_set(VFSB_IDMAP *idmap,
+					      struct dentry *dentry,
+					      VFSB_FILEATTR *fa)
+{
+	return VFSB_NS_CALL(dentry, vfs_fileattr_set(idmap, dentry, fa));
 }
 
 #ifdef VFSB_ACL_WRAPPERS

@@ -1155,6 +1155,24 @@ bool vfsb_intent_park_nested(const void *key, struct vfsb_intent_req *req)
 	return taken || parked;
 }
 
+/* Whether a wrapper of this task parks for key. Atomic context. */
+bool vfsb_intent_parked(const void *key)
+{
+	struct vfsb_park_bucket *b = vfsb_park_bucket();
+	struct vfsb_park *p;
+	bool found = false;
+
+	spin_lock(&b->lock);
+	hlist_for_each_entry(p, &b->head, node) {
+		if (p->task == current && p->key == key) {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock(&b->lock);
+	return found;
+}
+
 /*
  * The wait a hook parked (sleeps): 0, go on (call again), or the error
  * to end the call with (vfsb_intent_wait()). The module reference goes

@@ -154,6 +154,7 @@ bool vfsb_park_end(struct vfsb_park *p);
 bool vfsb_intent_park(const void *key, struct vfsb_intent_req *req,
 		      bool async);
 bool vfsb_intent_park_nested(const void *key, struct vfsb_intent_req *req);
+bool vfsb_intent_parked(const void *key);
 int vfsb_park_wait(struct vfsb_park *p);
 void vfsb_park_drop(struct vfsb_park *p);
 bool vfsb_intent_park_fault(const void *key, struct vfsb_intent_req *req);

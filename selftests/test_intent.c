@@ -3643,8 +3643,12 @@ static int ack_until_done(int dev, struct child *ch, int *res, int *intents,
  * vfs_fileattr_set()). Every change the copy-up makes in the watched
  * upper layer waits for its ack (each intent is acked as it comes), and
  * none goes on unacked: no RESCAN, the copy has the lower file's +A.
+ * The lower file holds text: with data, the copy's data write comes
+ * before the flags; empty, the flags are the first change in the work
+ * directory.
  */
-TEST(io_uring_copy_up_of_a_file_with_flags_waits_for_its_acks)
+static void copy_up_waits(struct __test_metadata *_metadata,
+			  const char *text)
 {
 	int dev, fd, res, ret, intents, rescans, flags = 0;
 	struct child ch;
@@ -3657,7 +3661,7 @@ TEST(io_uring_copy_up_of_a_file_with_flags_waits_for_its_acks)
 	ASSERT_EQ(0, mkdir(DIR_E "/up", 0755));
 	ASSERT_EQ(0, mkdir(DIR_E "/up/upper", 0755));
 	ASSERT_EQ(0, mkdir(DIR_E "/up/work", 0755));
-	ASSERT_EQ(0, put_file(DIR_E "/lo/f", "abc"));
+	ASSERT_EQ(0, put_file(DIR_E "/lo/f", text));
 	fd = open(DIR_E "/lo/f", O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ioctl(fd, FS_IOC_GETFLAGS, &flags));
@@ -3691,6 +3695,16 @@ TEST(io_uring_copy_up_of_a_file_with_flags_waits_for_its_acks)
 	close(dev);
 	umount2(DIR_OV, MNT_DETACH);
 	umount2(DIR_E, MNT_DETACH);
+}
+
+TEST(io_uring_copy_up_of_a_file_with_flags_waits_for_its_acks)
+{
+	copy_up_waits(_metadata, "abc");
+}
+
+TEST(io_uring_copy_up_of_an_empty_file_with_flags_waits_for_its_acks)
+{
+	copy_up_waits(_metadata, "");
 }
 
 /*
