@@ -1073,16 +1073,34 @@ static struct vfsb_park_bucket *vfsb_park_bucket(void)
 	return &vfsb_parks[hash_ptr(current, VFSB_PARK_BITS)];
 }
 
-void vfsb_park_begin(struct vfsb_park *p, const void *key)
+/* Puts p, its req set, where this task's hooks find it by key. */
+static void vfsb_park_add(struct vfsb_park *p, const void *key)
 {
 	struct vfsb_park_bucket *b = vfsb_park_bucket();
 
-	memset(&p->req, 0, sizeof(p->req));
 	p->task = current;
 	p->key = key;
 	spin_lock(&b->lock);
 	hlist_add_head(&p->node, &b->head);
 	spin_unlock(&b->lock);
+}
+
+/* This task's innermost park for key, or NULL. Under b->lock. */
+static struct vfsb_park *vfsb_park_find(struct vfsb_park_bucket *b,
+					const void *key)
+{
+	struct vfsb_park *p;
+
+	hlist_for_each_entry(p, &b->head, node)
+		if (p->task == current && p->key == key)
+			return p;
+	return NULL;
+}
+
+void vfsb_park_begin(struct vfsb_park *p, const void *key)
+{
+	memset(&p->req, 0, sizeof(p->req));
+	vfsb_park_add(p, key);
 }
 
 /* Whether a hook parked a wait there: then the call changed nothing. */
@@ -1136,18 +1154,14 @@ bool vfsb_intent_park_nested(const void *key, struct vfsb_intent_req *req)
 	if (!req->in)
 		return false;
 	spin_lock(&b->lock);
-	hlist_for_each_entry(p, &b->head, node) {
-		if (p->task != current || p->key != key)
-			continue;
-		if (p->req.in) {
-			parked = true;
-			break;
-		}
+	p = vfsb_park_find(b, key);
+	if (p && p->req.in) {
+		parked = true;
+	} else if (p) {
 		__module_get(THIS_MODULE);
 		p->req = *req;
 		req->in = NULL;
 		taken = true;
-		break;
 	}
 	spin_unlock(&b->lock);
 	if (parked)
@@ -1159,16 +1173,10 @@ bool vfsb_intent_park_nested(const void *key, struct vfsb_intent_req *req)
 bool vfsb_intent_parked(const void *key)
 {
 	struct vfsb_park_bucket *b = vfsb_park_bucket();
-	struct vfsb_park *p;
-	bool found = false;
+	bool found;
 
 	spin_lock(&b->lock);
-	hlist_for_each_entry(p, &b->head, node) {
-		if (p->task == current && p->key == key) {
-			found = true;
-			break;
-		}
-	}
+	found = vfsb_park_find(b, key);
 	spin_unlock(&b->lock);
 	return found;
 }
@@ -1235,7 +1243,6 @@ void vfsb_park_drop(struct vfsb_park *p)
  */
 bool vfsb_intent_park_fault(const void *key, struct vfsb_intent_req *req)
 {
-	struct vfsb_park_bucket *b = vfsb_park_bucket();
 	struct vfsb_park *p;
 
 	if (!req->in || !in_task() || (current->flags & PF_EXITING) ||
@@ -1244,13 +1251,9 @@ bool vfsb_intent_park_fault(const void *key, struct vfsb_intent_req *req)
 	p = kmalloc(sizeof(*p), GFP_ATOMIC | __GFP_NOWARN);
 	if (!p)
 		return false;
-	p->task = current;
-	p->key = key;
 	p->req = *req;
 	__module_get(THIS_MODULE);
-	spin_lock(&b->lock);
-	hlist_add_head(&p->node, &b->head);
-	spin_unlock(&b->lock);
+	vfsb_park_add(p, key);
 	req->in = NULL;
 	return true;
 }
@@ -1269,12 +1272,9 @@ void vfsb_intent_fault_wait(const void *key)
 	struct vfsb_park *p;
 
 	spin_lock(&b->lock);
-	hlist_for_each_entry(p, &b->head, node) {
-		if (p->task == current && p->key == key) {
-			hlist_del(&p->node);
-			break;
-		}
-	}
+	p = vfsb_park_find(b, key);
+	if (p)
+		hlist_del(&p->node);
 	spin_unlock(&b->lock);
 	if (WARN_ON_ONCE(!p))
 		return;
